@@ -1,0 +1,95 @@
+# xchg: one plain GNU Makefile. Sources are found by folder, so adding an algorithm is one file
+# in algos/ plus one registry line; tools are tuning/tools/xchg-*.c, unit tests
+# tests/unit/test_*.c, MPI test programs tests/mpi/*.c|*.f90, applications tests/apps/*.c.
+#
+#   make              build $(BUILD)/libxchg.so and the tools
+#   make test         install missing packages, build, run the whole suite
+#   make demo         install missing packages, build, run a short demonstration
+#   make bench        benchmark sweep: CSV and PNG plots under $(BUILD)/bench
+#   make MPI=openmpi  the same for Open MPI, in build/openmpi
+#   make fmt | clean
+
+MPI ?= mpich
+ifeq ($(MPI),openmpi)
+BUILD ?= build/openmpi
+MPICC ?= mpicc.openmpi
+MPIFC ?= mpif90.openmpi
+else ifeq ($(MPI),mpich)
+BUILD ?= build
+MPICC ?= $(shell command -v mpicc.mpich >/dev/null 2>&1 && echo mpicc.mpich || echo mpicc)
+MPIFC ?= $(shell command -v mpif90.mpich >/dev/null 2>&1 && echo mpif90.mpich || echo mpif90)
+else
+$(error MPI must be mpich or openmpi, not '$(MPI)')
+endif
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -fPIC -fvisibility=default
+ifdef WERROR
+CFLAGS += -Werror
+endif
+LDLIBS = -lhwloc -lpthread -lm
+
+LIB_SRC := $(wildcard shim/*.c algos/*.c algos/sched/*.c tuning/*.c)
+LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
+HEADERS := $(wildcard shim/*.h algos/*.h algos/sched/*.h tuning/*.h)
+TOOLS := $(patsubst tuning/tools/%.c,$(BUILD)/%,$(wildcard tuning/tools/xchg-*.c))
+UNIT := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/test_*.c))
+MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c)) \
+             $(patsubst tests/mpi/%.f90,$(BUILD)/tests/%,$(wildcard tests/mpi/*.f90))
+APPS := $(patsubst tests/apps/%.c,$(BUILD)/apps/%,$(wildcard tests/apps/*.c))
+
+.PHONY: all lib tools tests deps test demo bench fmt clean
+all: lib tools tests
+lib: $(BUILD)/libxchg.so
+tools: $(TOOLS)
+tests: $(UNIT) $(MPI_TESTS) $(APPS)
+
+$(BUILD)/obj/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libxchg.so: $(LIB_OBJ)
+	$(MPICC) -shared -o $@ $^ $(LDLIBS)
+
+# Tools and unit tests link the library's objects directly (no preload needed).
+$(BUILD)/xchg-%: tuning/tools/xchg-%.c $(LIB_OBJ) $(HEADERS)
+	$(MPICC) $(CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJ) $(HEADERS) $(wildcard tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+
+# MPI test programs and applications know nothing of xchg: they are run with it preloaded.
+$(BUILD)/tests/%: tests/mpi/%.c $(wildcard tests/mpi/*.h)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -o $@ $< -lm
+
+$(BUILD)/tests/%: tests/mpi/%.f90
+	@mkdir -p $(dir $@)
+	$(MPIFC) -O1 -J $(dir $@) -o $@ $<
+
+$(BUILD)/apps/%: tests/apps/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -o $@ $< -lm
+
+deps:
+	@scripts/setup.sh $(MPI)
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@MPI=$(MPI) BUILD=$(BUILD) scripts/run_tests.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@MPI=$(MPI) BUILD=$(BUILD) scripts/demo.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@MPI=$(MPI) BUILD=$(BUILD) scripts/bench.sh
+
+fmt:
+	clang-format -i $(wildcard shim/*.[ch] algos/*.[ch] algos/sched/*.[ch] tuning/*.[ch] \
+	  tuning/tools/*.c tests/unit/*.[ch] tests/mpi/*.[ch] tests/apps/*.c)
+
+clean:
+	rm -rf build

@@ -1,0 +1,177 @@
+/*
+ * xchg.h: what the shim, the algorithms and the tuning code share.
+ *
+ * Algorithms see contiguous byte blocks, never datatypes: the shim normalises every call
+ * (shim/normalize.c) and hands an algorithm
+ *   - a per-communicator context (xchg_ctx_t): the private duplicate of the user's
+ *     communicator, rank/size, node layout, scratch buffers and the waiting policy;
+ *   - the call's shape (xchg_call_t), equal on every rank of the communicator;
+ *   - its parameters (xchg_params_t), already completed by the cost model.
+ * Every round goes through xchg_exchange() (algos/round.c), which posts nonblocking PMPI
+ * point-to-point on ctx->comm and owns the waiting policy (XCHG_WAIT).
+ */
+#ifndef XCHG_H
+#define XCHG_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The three collectives xchg serves; used as array indices. */
+enum { XCHG_ALLTOALL = 0, XCHG_ALLGATHER = 1, XCHG_ALLTOALLV = 2, XCHG_NCOLLS = 3 };
+
+/* Scratch slots of a context. Each user owns its slots, so that a nested call (twophase runs
+ * an alltoall inside an alltoallv) never reuses a buffer that is still in use. */
+enum {
+    XCHG_SCRATCH_SHIM_SEND = 0, /* shim: packed send data */
+    XCHG_SCRATCH_SHIM_RECV,     /* shim: receive data before unpacking */
+    XCHG_SCRATCH_A2A_0,         /* alltoall algorithms */
+    XCHG_SCRATCH_A2A_1,
+    XCHG_SCRATCH_AG_0, /* allgather algorithms */
+    XCHG_SCRATCH_AG_1,
+    XCHG_SCRATCH_A2AV_0, /* alltoallv algorithms */
+    XCHG_SCRATCH_A2AV_1,
+    XCHG_SCRATCH_A2AV_2,
+    XCHG_NSCRATCH
+};
+
+typedef struct xchg_buffer {
+    void *ptr;
+    size_t bytes;
+} xchg_buffer_t;
+
+/* Per-communicator context, created on the first intercepted collective and cached on the
+ * user's communicator with an attribute (shim/context.c). */
+typedef struct xchg_ctx {
+    MPI_Comm comm; /* private duplicate: every message of the library goes here */
+    int rank;
+    int size;
+    /* node layout: nodes numbered 0.. in order of their lowest rank in this communicator */
+    int nnodes;
+    int node;       /* this rank's node */
+    int local_rank; /* rank among this communicator's ranks on the node */
+    int local_size;
+    int *node_of;   /* [size]: node of every rank */
+    int *node_size; /* [nnodes]: ranks of this communicator on each node */
+    int node_pus;   /* processing units hwloc reports for all ranks on this node (whole job) */
+    int yield;      /* waiting policy: 1 = MPI_Testall + sched_yield, 0 = MPI_Waitall */
+    xchg_buffer_t scratch[XCHG_NSCRATCH];
+    MPI_Request *reqs; /* request array reused by xchg_exchange */
+    int reqs_cap;
+} xchg_ctx_t;
+
+/* Algorithm parameters. Zero means "not given": the cost model fills it in
+ * (xchg_algo_t.cost). The one lowercase key of each field is given in brackets. */
+typedef struct xchg_params {
+    int radix;  /* [r] radix of the index algorithm, 2..p (larger values act as p) */
+    int nports; /* [k] ports: messages in flight at once */
+    int inner;  /* [inner] twophase: registry index + 1 of the inner alltoall, 0 = auto */
+} xchg_params_t;
+
+/* The shape of one call. Every field is equal on all ranks of the communicator, so anything
+ * computed from it alone (selection, default parameters) is globally consistent. */
+typedef struct xchg_call {
+    int coll;
+    int comm_size;
+    size_t block_bytes; /* the size key, computed only by xchg_size_key() (shim/select.c) */
+    /* alltoallv only, agreed over all ranks with one xchg_agree_max() */
+    size_t max_send_bytes;  /* h1: most bytes any rank sends */
+    size_t max_recv_bytes;  /* h2: most bytes any rank receives */
+    size_t max_block_bytes; /* largest single (source, destination) message */
+    size_t max_total_bytes; /* largest sum over a rank's sends and receives */
+} xchg_call_t;
+
+/* Measured (or default) machine constants of the linear model T = beta + m tau. */
+typedef struct xchg_machine {
+    double beta;       /* seconds per message start-up */
+    double tau;        /* seconds per byte on the wire */
+    double rho;        /* seconds per byte copied locally */
+    double port_share; /* k messages of m bytes in flight cost beta + m tau (1 + port_share (k-1));
+                          0 = perfect k-port, 1 = ports share one link */
+} xchg_machine_t;
+
+/* Algorithm entry points. Buffers:
+ *  alltoall:  sendbuf holds p blocks of block_bytes (block j for rank j), recvbuf receives p
+ *             blocks (block j from rank j); the two never overlap and recvbuf may be used as
+ *             scratch (the shim guarantees it is exactly p * block_bytes long).
+ *  allgather: sendblock is this rank's block; it may alias recvbuf + rank * block_bytes
+ *             (MPI_IN_PLACE); recvbuf receives p blocks.
+ *  alltoallv: sendbytes[j]/sendoffs[j] give the message for rank j inside sendbuf,
+ *             recvbytes[j]/recvoffs[j] where the message from rank j lands in recvbuf; bytes of
+ *             recvbuf outside these ranges must not be written. sendbuf and recvbuf never
+ *             overlap. call carries the agreed h1/h2.
+ * They return MPI error codes unchanged and never print or abort. */
+typedef int xchg_alltoall_fn(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf,
+                             size_t block_bytes, const xchg_params_t *params);
+typedef int xchg_allgather_fn(xchg_ctx_t *ctx, const void *sendblock, void *recvbuf,
+                              size_t block_bytes, const xchg_params_t *params);
+typedef int xchg_alltoallv_fn(xchg_ctx_t *ctx, const void *sendbuf, const size_t *sendbytes,
+                              const size_t *sendoffs, void *recvbuf, const size_t *recvbytes,
+                              const size_t *recvoffs, const xchg_call_t *call,
+                              const xchg_params_t *params);
+
+/* One registry entry (algos/registry.c). */
+typedef struct xchg_algo {
+    const char *name; /* the one lowercase name used everywhere */
+    int coll;
+    xchg_alltoall_fn *alltoall; /* exactly one of the three is set; none for "native" */
+    xchg_allgather_fn *allgather;
+    xchg_alltoallv_fn *alltoallv;
+    /* 1 when the algorithm can serve the call; else 0 and *why says why */
+    int (*applies)(const xchg_call_t *call, const xchg_params_t *params, const char **why);
+    /* parse one KEY=VALUE; 0 on success, else -1 with a message in err */
+    int (*parse)(const char *key, const char *value, xchg_params_t *params, char *err,
+                 size_t errlen);
+    /* complete zero fields of params with the model's best values and return the predicted
+     * time in seconds (INFINITY when it cannot serve the call) */
+    double (*cost)(const xchg_call_t *call, const xchg_machine_t *machine, xchg_params_t *params);
+    const char *keys; /* accepted keys, e.g. "r,k"; "" for none */
+    const char *description;
+} xchg_algo_t;
+
+/* registry.c */
+extern const xchg_algo_t xchg_algos[];
+extern const int xchg_nalgos;
+const char *xchg_coll_name(int coll); /* "alltoall", "allgather", "alltoallv" */
+int xchg_algo_find(int coll, const char *name); /* registry index, or -1 */
+/* "NAME[:KEY=VALUE,...]" into an index and params; 0 on success, else -1 with err filled */
+int xchg_spec_parse(int coll, const char *spec, int *algo, xchg_params_t *params, char *err,
+                    size_t errlen);
+/* "r=4,k=2" (only the algorithm's keys, only the fields that are set) */
+void xchg_params_format(const xchg_algo_t *algo, const xchg_params_t *params, char *out,
+                        size_t outlen);
+/* the generic KEY=VALUE parser every registry entry uses for r, k and inner */
+int xchg_params_parse_key(const char *key, const char *value, xchg_params_t *params, char *err,
+                          size_t errlen);
+
+/* round.c: one communication round. All receives are posted, then all sends, then the round
+ * waits for all of them under the context's waiting policy. A message to or from this rank is
+ * a local copy. Messages above INT_MAX bytes are split. */
+typedef struct xchg_msg {
+    int peer;
+    void *buf;
+    size_t bytes;
+} xchg_msg_t;
+int xchg_exchange(xchg_ctx_t *ctx, const xchg_msg_t *sends, int nsends, const xchg_msg_t *recvs,
+                  int nrecvs);
+/* Element-wise maximum of n values over all ranks (dissemination, ceil(log2 p) rounds of
+ * n * 8 bytes through xchg_exchange). */
+int xchg_agree_max(xchg_ctx_t *ctx, uint64_t *vals, int n);
+/* A scratch buffer of at least bytes in the given slot; NULL when memory is exhausted. */
+void *xchg_scratch(xchg_ctx_t *ctx, int slot, size_t bytes);
+
+/* Run an alltoall through the library's own selection (used by twophase for its transposes):
+ * inner = registry index + 1 forces an algorithm, 0 lets selection choose; params carries r/k
+ * for a forced inner algorithm. */
+int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf,
+                             size_t block_bytes, int inner, const xchg_params_t *params);
+
+/* The algorithms (one file each in algos/) */
+xchg_alltoall_fn xchg_alltoall_pairwise;
+xchg_alltoall_fn xchg_alltoall_radix;
+xchg_allgather_fn xchg_allgather_ring;
+xchg_allgather_fn xchg_allgather_circulant;
+xchg_alltoallv_fn xchg_alltoallv_pairwise;
+xchg_alltoallv_fn xchg_alltoallv_twophase;
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * cost.h: the cost model of every algorithm, in the linear model of Bruck et al.
+ * (../shared/papers/002_0c74752dd805d1e2.txt, Section 1.2):
+ *     predicted time = C1 * beta + C2 * tau + (bytes copied locally) * rho,
+ * with k simultaneous messages costing beta + m tau (1 + port_share (k - 1)) per round.
+ * Each function completes the zero fields of params with the values the model prefers and
+ * returns the predicted time in seconds, or INFINITY when the algorithm cannot serve the call.
+ * Pure code: no MPI calls.
+ */
+#ifndef XCHG_COST_H
+#define XCHG_COST_H
+
+#include "../algos/xchg.h"
+
+/* Built-in constants used when no tuning table gives measured ones. */
+extern const xchg_machine_t xchg_machine_default;
+
+/* Time of one round with nmsgs messages of at most max_bytes each in flight. */
+double xchg_cost_round(const xchg_machine_t *machine, int nmsgs, size_t max_bytes);
+
+double xchg_cost_native(const xchg_call_t *call, const xchg_machine_t *machine,
+                        xchg_params_t *params);
+double xchg_cost_alltoall_pairwise(const xchg_call_t *call, const xchg_machine_t *machine,
+                                   xchg_params_t *params);
+double xchg_cost_alltoall_radix(const xchg_call_t *call, const xchg_machine_t *machine,
+                                xchg_params_t *params);
+double xchg_cost_allgather_ring(const xchg_call_t *call, const xchg_machine_t *machine,
+                                xchg_params_t *params);
+double xchg_cost_allgather_circulant(const xchg_call_t *call, const xchg_machine_t *machine,
+                                     xchg_params_t *params);
+double xchg_cost_alltoallv_pairwise(const xchg_call_t *call, const xchg_machine_t *machine,
+                                    xchg_params_t *params);
+double xchg_cost_alltoallv_twophase(const xchg_call_t *call, const xchg_machine_t *machine,
+                                    xchg_params_t *params);
+
+#endif
