@@ -1,0 +1,196 @@
+/*
+ * registry.c: the algorithms of each collective, by name.
+ * Adding an algorithm = one file in algos/ + one line here (+ its cost model in tuning/).
+ * "native" is the MPI library's own collective: the shim calls the PMPI function for it.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xchg.h"
+#include "../tuning/cost.h"
+
+static int applies_always(const xchg_call_t *call, const xchg_params_t *params, const char **why)
+{
+    (void)call;
+    (void)params;
+    (void)why;
+    return 1;
+}
+
+const xchg_algo_t xchg_algos[] = {
+    /* MPI_Alltoall */
+    {"native", XCHG_ALLTOALL, NULL, NULL, NULL, applies_always, xchg_params_parse_key,
+     xchg_cost_native, "", "the MPI library's own MPI_Alltoall"},
+    {"pairwise", XCHG_ALLTOALL, xchg_alltoall_pairwise, NULL, NULL, applies_always,
+     xchg_params_parse_key, xchg_cost_alltoall_pairwise, "k",
+     "p-1 exchanges with rank+s and rank-s (radix index with r = p), k steps in flight"},
+    /* registry:alltoall */
+
+    /* MPI_Allgather */
+    {"native", XCHG_ALLGATHER, NULL, NULL, NULL, applies_always, xchg_params_parse_key,
+     xchg_cost_native, "", "the MPI library's own MPI_Allgather"},
+    {"ring", XCHG_ALLGATHER, NULL, xchg_allgather_ring, NULL, applies_always,
+     xchg_params_parse_key, xchg_cost_allgather_ring, "",
+     "p-1 rounds, each passing the newest block to rank+1"},
+    /* registry:allgather */
+
+    /* MPI_Alltoallv */
+    {"native", XCHG_ALLTOALLV, NULL, NULL, NULL, applies_always, xchg_params_parse_key,
+     xchg_cost_native, "", "the MPI library's own MPI_Alltoallv"},
+    {"pairwise", XCHG_ALLTOALLV, NULL, NULL, xchg_alltoallv_pairwise, applies_always,
+     xchg_params_parse_key, xchg_cost_alltoallv_pairwise, "k",
+     "p-1 exchanges with rank+s and rank-s, k steps in flight"},
+    /* registry:alltoallv */
+};
+const int xchg_nalgos = (int)(sizeof xchg_algos / sizeof xchg_algos[0]);
+
+static const char *const coll_names[XCHG_NCOLLS] = {"alltoall", "allgather", "alltoallv"};
+
+const char *xchg_coll_name(int coll)
+{
+    return coll >= 0 && coll < XCHG_NCOLLS ? coll_names[coll] : "?";
+}
+
+int xchg_algo_find(int coll, const char *name)
+{
+    for (int i = 0; i < xchg_nalgos; i++)
+        if (xchg_algos[i].coll == coll && strcmp(xchg_algos[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static int key_allowed(const xchg_algo_t *algo, const char *key)
+{
+    size_t len = strlen(key);
+    const char *k = algo->keys;
+    while (*k) {
+        size_t n = strcspn(k, ",");
+        if (n == len && strncmp(k, key, n) == 0)
+            return 1;
+        k += n;
+        if (*k == ',')
+            k++;
+    }
+    return 0;
+}
+
+/* The names of coll's algorithms, comma separated, for error messages. */
+static void list_names(int coll, char *out, size_t outlen)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < xchg_nalgos && used < outlen; i++)
+        if (xchg_algos[i].coll == coll)
+            used += (size_t)snprintf(out + used, outlen - used, "%s%s", used ? ", " : "",
+                                     xchg_algos[i].name);
+}
+
+static int parse_int(const char *value, int lo, long *out)
+{
+    char *end;
+    long v;
+    if (!isdigit((unsigned char)value[0]))
+        return -1;
+    v = strtol(value, &end, 10);
+    if (*end != '\0' || v < lo || v > 1000000000L)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int xchg_params_parse_key(const char *key, const char *value, xchg_params_t *params, char *err,
+                          size_t errlen)
+{
+    long v;
+    if (strcmp(key, "r") == 0) {
+        if (parse_int(value, 2, &v) != 0) {
+            snprintf(err, errlen, "r=%s: the radix must be an integer >= 2", value);
+            return -1;
+        }
+        params->radix = (int)v;
+        return 0;
+    }
+    if (strcmp(key, "k") == 0) {
+        if (parse_int(value, 1, &v) != 0) {
+            snprintf(err, errlen, "k=%s: the number of ports must be an integer >= 1", value);
+            return -1;
+        }
+        params->nports = (int)v;
+        return 0;
+    }
+    if (strcmp(key, "inner") == 0) {
+        int idx = xchg_algo_find(XCHG_ALLTOALL, value);
+        if (idx < 0 || !xchg_algos[idx].alltoall) {
+            char names[256];
+            list_names(XCHG_ALLTOALL, names, sizeof names);
+            snprintf(err, errlen, "inner=%s: not an xchg alltoall algorithm (valid: %s, not native)",
+                     value, names);
+            return -1;
+        }
+        params->inner = idx + 1;
+        return 0;
+    }
+    snprintf(err, errlen, "unknown key '%s'", key);
+    return -1;
+}
+
+int xchg_spec_parse(int coll, const char *spec, int *algo, xchg_params_t *params, char *err,
+                    size_t errlen)
+{
+    char buf[256], names[256];
+    char *name, *rest, *item;
+    size_t len = strlen(spec);
+
+    memset(params, 0, sizeof *params);
+    if (len >= sizeof buf) {
+        snprintf(err, errlen, "value is too long (%zu characters)", len);
+        return -1;
+    }
+    memcpy(buf, spec, len + 1);
+    name = buf;
+    rest = strchr(buf, ':');
+    if (rest)
+        *rest++ = '\0';
+    *algo = xchg_algo_find(coll, name);
+    if (*algo < 0) {
+        list_names(coll, names, sizeof names);
+        snprintf(err, errlen, "unknown algorithm '%s' (valid: auto, %s)", name, names);
+        return -1;
+    }
+    /* KEY=VALUE items, separated by ',' or ':' */
+    for (item = rest ? strtok(rest, ",:") : NULL; item; item = strtok(NULL, ",:")) {
+        char *eq = strchr(item, '=');
+        const xchg_algo_t *a = &xchg_algos[*algo];
+        if (!eq || eq == item || eq[1] == '\0') {
+            snprintf(err, errlen, "'%s' is not KEY=VALUE (keys of %s: %s)", item, a->name,
+                     a->keys[0] ? a->keys : "none");
+            return -1;
+        }
+        *eq = '\0';
+        if (!key_allowed(a, item)) {
+            snprintf(err, errlen, "unknown key '%s' for %s (keys: %s)", item, a->name,
+                     a->keys[0] ? a->keys : "none");
+            return -1;
+        }
+        if (a->parse(item, eq + 1, params, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+void xchg_params_format(const xchg_algo_t *algo, const xchg_params_t *params, char *out,
+                        size_t outlen)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    if (key_allowed(algo, "inner") && params->inner > 0)
+        used += (size_t)snprintf(out + used, outlen - used, "inner=%s",
+                                 xchg_algos[params->inner - 1].name);
+    if (key_allowed(algo, "r") && params->radix > 0 && used < outlen)
+        used += (size_t)snprintf(out + used, outlen - used, "%sr=%d", used ? "," : "",
+                                 params->radix);
+    if (key_allowed(algo, "k") && params->nports > 0 && used < outlen)
+        snprintf(out + used, outlen - used, "%sk=%d", used ? "," : "", params->nports);
+}
