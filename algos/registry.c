@@ -22,26 +22,26 @@ static int applies_always(const xchg_call_t *call, const xchg_params_t *params, 
 const xchg_algo_t xchg_algos[] = {
     /* MPI_Alltoall */
     {"native", XCHG_ALLTOALL, NULL, NULL, NULL, applies_always, xchg_params_parse_key,
-     xchg_cost_native, "", "the MPI library's own MPI_Alltoall"},
+     xchg_cost_native, "", "the MPI library's own MPI_Alltoall", 0},
     {"pairwise", XCHG_ALLTOALL, xchg_alltoall_pairwise, NULL, NULL, applies_always,
      xchg_params_parse_key, xchg_cost_alltoall_pairwise, "k",
-     "p-1 exchanges with rank+s and rank-s (radix index with r = p), k steps in flight"},
+     "p-1 exchanges with rank+s and rank-s (radix index with r = p), k steps in flight", 0},
     /* registry:alltoall */
 
     /* MPI_Allgather */
     {"native", XCHG_ALLGATHER, NULL, NULL, NULL, applies_always, xchg_params_parse_key,
-     xchg_cost_native, "", "the MPI library's own MPI_Allgather"},
+     xchg_cost_native, "", "the MPI library's own MPI_Allgather", 0},
     {"ring", XCHG_ALLGATHER, NULL, xchg_allgather_ring, NULL, applies_always,
      xchg_params_parse_key, xchg_cost_allgather_ring, "",
-     "p-1 rounds, each passing the newest block to rank+1"},
+     "p-1 rounds, each passing the newest block to rank+1", 0},
     /* registry:allgather */
 
     /* MPI_Alltoallv */
     {"native", XCHG_ALLTOALLV, NULL, NULL, NULL, applies_always, xchg_params_parse_key,
-     xchg_cost_native, "", "the MPI library's own MPI_Alltoallv"},
+     xchg_cost_native, "", "the MPI library's own MPI_Alltoallv", 1},
     {"pairwise", XCHG_ALLTOALLV, NULL, NULL, xchg_alltoallv_pairwise, applies_always,
      xchg_params_parse_key, xchg_cost_alltoallv_pairwise, "k",
-     "p-1 exchanges with rank+s and rank-s, k steps in flight"},
+     "p-1 exchanges with rank+s and rank-s, k steps in flight", 1},
     /* registry:alltoallv */
 };
 const int xchg_nalgos = (int)(sizeof xchg_algos / sizeof xchg_algos[0]);

@@ -25,6 +25,7 @@ enum { XCHG_ALLTOALL = 0, XCHG_ALLGATHER = 1, XCHG_ALLTOALLV = 2, XCHG_NCOLLS = 
 enum {
     XCHG_SCRATCH_SHIM_SEND = 0, /* shim: packed send data */
     XCHG_SCRATCH_SHIM_RECV,     /* shim: receive data before unpacking */
+    XCHG_SCRATCH_SHIM_META,     /* shim: alltoallv byte counts and offsets */
     XCHG_SCRATCH_A2A_0,         /* alltoall algorithms */
     XCHG_SCRATCH_A2A_1,
     XCHG_SCRATCH_AG_0, /* allgather algorithms */
@@ -127,6 +128,9 @@ typedef struct xchg_algo {
     double (*cost)(const xchg_call_t *call, const xchg_machine_t *machine, xchg_params_t *params);
     const char *keys; /* accepted keys, e.g. "r,k"; "" for none */
     const char *description;
+    /* alltoallv: 1 when the algorithm uses none of the agreed values of xchg_call_t, so a
+     * call forced to it skips the agreement round (0 by default: agree) */
+    int no_agreement;
 } xchg_algo_t;
 
 /* registry.c */

@@ -38,8 +38,9 @@ void xchg_ctx_finalize(void);   /* free the contexts of COMM_WORLD and COMM_SELF
 
 /* select.c */
 size_t xchg_size_key(const xchg_call_t *call);
-/* Choose the algorithm (registry index) and complete params for a call. */
-int xchg_select(const xchg_call_t *call, xchg_params_t *params);
+/* Choose the algorithm (registry index) and complete params for a call; announce: this rank
+ * prints the decision under XCHG_VERBOSE (rank 0 of the communicator). */
+int xchg_select(const xchg_call_t *call, xchg_params_t *params, int announce);
 
 /* stats.c */
 void xchg_stats_add(int coll, int algo, const xchg_params_t *params, size_t block_bytes,

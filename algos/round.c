@@ -1,0 +1,171 @@
+/*
+ * round.c: the one place where the library's messages are posted and waited for.
+ *
+ * xchg_exchange() runs one communication round: every receive is posted first, then every
+ * send, then the round waits for all of them. Messages are PMPI_Irecv/PMPI_Isend of MPI_BYTE
+ * on the context's private communicator, so they can never match the user's traffic. A
+ * message larger than INT_MAX bytes is split into pieces of at most XCHG_PIECE bytes, posted in
+ * order (MPI's non-overtaking rule keeps the pieces matched in order). A message to this rank
+ * is a local memcpy (the i-th self send pairs with the i-th self receive).
+ *
+ * Waiting policy (XCHG_WAIT, resolved per context into ctx->yield):
+ *   spin:  PMPI_Waitall;
+ *   yield: PMPI_Testall, then sched_yield() until everything has completed. With more ranks
+ *          than cores MPICH's blocking wait busy-polls and starves the peer it waits for;
+ *          yielding hands the core over.
+ *
+ * The request array lives in the context and only grows, so no round allocates once the
+ * context has seen its largest round.
+ */
+#include <limits.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xchg.h"
+
+#define XCHG_TAG 7001
+#define XCHG_PIECE ((size_t)1 << 30)
+
+static int pieces(size_t bytes)
+{
+    return bytes == 0 ? 1 : (int)((bytes + XCHG_PIECE - 1) / XCHG_PIECE);
+}
+
+static int reserve_requests(xchg_ctx_t *ctx, int n)
+{
+    MPI_Request *grown;
+    if (n <= ctx->reqs_cap)
+        return MPI_SUCCESS;
+    grown = realloc(ctx->reqs, (size_t)n * sizeof *grown);
+    if (!grown)
+        return MPI_ERR_NO_MEM;
+    ctx->reqs = grown;
+    ctx->reqs_cap = n;
+    return MPI_SUCCESS;
+}
+
+static int post(xchg_ctx_t *ctx, const xchg_msg_t *msg, int is_send, int *nreqs)
+{
+    int rc = MPI_SUCCESS;
+    size_t done = 0;
+    do {
+        size_t len = msg->bytes - done < XCHG_PIECE ? msg->bytes - done : XCHG_PIECE;
+        char *at = (char *)msg->buf + done;
+        if (is_send)
+            rc = PMPI_Isend(at, (int)len, MPI_BYTE, msg->peer, XCHG_TAG, ctx->comm,
+                            &ctx->reqs[*nreqs]);
+        else
+            rc = PMPI_Irecv(at, (int)len, MPI_BYTE, msg->peer, XCHG_TAG, ctx->comm,
+                            &ctx->reqs[*nreqs]);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        (*nreqs)++;
+        done += len;
+    } while (done < msg->bytes);
+    return rc;
+}
+
+/* gcc 12 takes MPICH's MPI_STATUSES_IGNORE, a constant pointer, for a zero-sized array */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+static int wait_all(xchg_ctx_t *ctx, int nreqs)
+{
+    int rc, flag = 0;
+    if (!ctx->yield)
+        return PMPI_Waitall(nreqs, ctx->reqs, MPI_STATUSES_IGNORE);
+    for (;;) {
+        rc = PMPI_Testall(nreqs, ctx->reqs, &flag, MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS || flag)
+            return rc;
+        sched_yield();
+    }
+}
+#pragma GCC diagnostic pop
+
+/* Pair the i-th send to self with the i-th receive from self. */
+static void copy_to_self(const xchg_ctx_t *ctx, const xchg_msg_t *sends, int nsends,
+                         const xchg_msg_t *recvs, int nrecvs)
+{
+    int s = 0, r = 0;
+    for (;;) {
+        while (s < nsends && sends[s].peer != ctx->rank)
+            s++;
+        while (r < nrecvs && recvs[r].peer != ctx->rank)
+            r++;
+        if (s == nsends || r == nrecvs)
+            return;
+        if (sends[s].bytes && recvs[r].buf != sends[s].buf)
+            memmove(recvs[r].buf, sends[s].buf,
+                    sends[s].bytes < recvs[r].bytes ? sends[s].bytes : recvs[r].bytes);
+        s++;
+        r++;
+    }
+}
+
+int xchg_exchange(xchg_ctx_t *ctx, const xchg_msg_t *sends, int nsends, const xchg_msg_t *recvs,
+                  int nrecvs)
+{
+    int rc, need = 0, nreqs = 0;
+
+    for (int i = 0; i < nrecvs; i++)
+        need += recvs[i].peer == ctx->rank ? 0 : pieces(recvs[i].bytes);
+    for (int i = 0; i < nsends; i++)
+        need += sends[i].peer == ctx->rank ? 0 : pieces(sends[i].bytes);
+    rc = reserve_requests(ctx, need);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (int i = 0; i < nrecvs && rc == MPI_SUCCESS; i++)
+        if (recvs[i].peer != ctx->rank)
+            rc = post(ctx, &recvs[i], 0, &nreqs);
+    for (int i = 0; i < nsends && rc == MPI_SUCCESS; i++)
+        if (sends[i].peer != ctx->rank)
+            rc = post(ctx, &sends[i], 1, &nreqs);
+    if (rc == MPI_SUCCESS)
+        copy_to_self(ctx, sends, nsends, recvs, nrecvs);
+    /* Wait even after a failed post, so that no posted request outlives the round. */
+    if (nreqs > 0) {
+        int wrc = wait_all(ctx, nreqs);
+        if (rc == MPI_SUCCESS)
+            rc = wrc;
+    }
+    return rc;
+}
+
+int xchg_agree_max(xchg_ctx_t *ctx, uint64_t *vals, int n)
+{
+    uint64_t incoming[8];
+    int rc = MPI_SUCCESS;
+
+    if (n > 8)
+        return MPI_ERR_ARG;
+    /* Dissemination: after round s every rank holds the maximum over the 2^(s+1) ranks that
+     * precede it, and the maximum is idempotent, so overlaps for p not a power of two are
+     * harmless. */
+    for (int dist = 1; dist < ctx->size; dist *= 2) {
+        xchg_msg_t send = {(ctx->rank + dist) % ctx->size, vals, (size_t)n * sizeof *vals};
+        xchg_msg_t recv = {(ctx->rank - dist + ctx->size) % ctx->size, incoming,
+                           (size_t)n * sizeof *vals};
+        rc = xchg_exchange(ctx, &send, 1, &recv, 1);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        for (int i = 0; i < n; i++)
+            if (incoming[i] > vals[i])
+                vals[i] = incoming[i];
+    }
+    return rc;
+}
+
+void *xchg_scratch(xchg_ctx_t *ctx, int slot, size_t bytes)
+{
+    xchg_buffer_t *buf = &ctx->scratch[slot];
+    if (bytes == 0)
+        bytes = 1;
+    if (buf->bytes < bytes) {
+        /* the old contents are dead between calls: free and allocate rather than copy */
+        free(buf->ptr);
+        buf->ptr = malloc(bytes);
+        buf->bytes = buf->ptr ? bytes : 0;
+    }
+    return buf->ptr;
+}

@@ -1,0 +1,142 @@
+/*
+ * config.c: the environment, read once (from the MPI_Init wrapper, before any thread of the
+ * program can call a collective; getenv is not safe later).
+ *
+ *   XCHG_DISABLE=1                 pure pass-through to the MPI library
+ *   XCHG_ALLTOALL / XCHG_ALLGATHER / XCHG_ALLTOALLV = auto | native | NAME[:KEY=VALUE,...]
+ *   XCHG_WAIT=auto|spin|yield      waiting policy of every round (algos/round.c)
+ *   XCHG_STATS=1                   per-algorithm statistics at MPI_Finalize
+ *   XCHG_VERBOSE=1                 every new decision, with its reason
+ *   XCHG_TUNING=FILE               tuning table (tuning/table.c), else the built-in models
+ *
+ * A bad value is reported once, by world rank 0, naming the variable and the valid choices;
+ * the safe default is used and the program goes on.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+#include "../tuning/cost.h"
+
+xchg_config_t xchg_config;
+int xchg_world_rank;
+
+static const char *const coll_vars[XCHG_NCOLLS] = {"XCHG_ALLTOALL", "XCHG_ALLGATHER",
+                                                   "XCHG_ALLTOALLV"};
+
+void xchg_warn(const char *fmt, ...)
+{
+    va_list ap;
+    if (xchg_world_rank != 0)
+        return;
+    va_start(ap, fmt);
+    fputs("xchg: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fflush(stderr);
+}
+
+static int read_flag(const char *name)
+{
+    const char *value = getenv(name);
+    if (!value || !*value || strcmp(value, "0") == 0)
+        return 0;
+    if (strcmp(value, "1") == 0)
+        return 1;
+    xchg_warn("%s=%s: expected 0 or 1; using 0", name, value);
+    return 0;
+}
+
+static int read_wait(void)
+{
+    const char *value = getenv("XCHG_WAIT");
+    if (!value || !*value || strcmp(value, "auto") == 0)
+        return 0;
+    if (strcmp(value, "spin") == 0)
+        return 1;
+    if (strcmp(value, "yield") == 0)
+        return 2;
+    xchg_warn("XCHG_WAIT=%s: expected auto, spin or yield; using auto", value);
+    return 0;
+}
+
+static int set_forced(int coll, const char *spec, char *err, size_t errlen)
+{
+    int algo;
+    xchg_params_t params;
+    if (strcmp(spec, "auto") == 0 || spec[0] == '\0') {
+        xchg_config.forced[coll] = XCHG_AUTO;
+        memset(&xchg_config.forced_params[coll], 0, sizeof(xchg_params_t));
+        return 0;
+    }
+    if (xchg_spec_parse(coll, spec, &algo, &params, err, errlen) != 0)
+        return -1;
+    xchg_config.forced[coll] = algo;
+    xchg_config.forced_params[coll] = params;
+    return 0;
+}
+
+int xchg_force(int coll, const char *spec)
+{
+    char err[512];
+    if (coll < 0 || coll >= XCHG_NCOLLS)
+        return -1;
+    if (set_forced(coll, spec, err, sizeof err) != 0) {
+        xchg_warn("xchg_force(%s, %s): %s", xchg_coll_name(coll), spec, err);
+        return -1;
+    }
+    return 0;
+}
+
+static void report_table_line(void *arg, int line, const char *message)
+{
+    xchg_warn("%s:%d: %s", (const char *)arg, line, message);
+}
+
+static void load_table(void)
+{
+    static char path[4096];
+    const char *value = getenv("XCHG_TUNING");
+
+    xchg_config.machine = xchg_machine_default;
+    if (!value || !*value)
+        return;
+    snprintf(path, sizeof path, "%s", value);
+    if (xchg_table_load(path, &xchg_config.table, report_table_line, path) < 0) {
+        xchg_warn("XCHG_TUNING=%s: cannot read the file (%s); using the built-in cost models",
+                  path, strerror(errno));
+        return;
+    }
+    if (xchg_config.table.has_machine)
+        xchg_config.machine = xchg_config.table.machine;
+}
+
+void xchg_config_load(void)
+{
+    char err[512];
+    int initialized = 0;
+
+    if (xchg_config.loaded)
+        return;
+    xchg_config.loaded = 1;
+    PMPI_Initialized(&initialized);
+    if (initialized)
+        PMPI_Comm_rank(MPI_COMM_WORLD, &xchg_world_rank);
+    xchg_config.disable = read_flag("XCHG_DISABLE");
+    if (xchg_config.disable)
+        return;
+    xchg_config.wait = read_wait();
+    xchg_config.stats = read_flag("XCHG_STATS");
+    xchg_config.verbose = read_flag("XCHG_VERBOSE");
+    for (int coll = 0; coll < XCHG_NCOLLS; coll++) {
+        const char *value = getenv(coll_vars[coll]);
+        xchg_config.forced[coll] = XCHG_AUTO;
+        if (value && set_forced(coll, value, err, sizeof err) != 0)
+            xchg_warn("%s=%s: %s; using auto", coll_vars[coll], value, err);
+    }
+    load_table();
+}

@@ -1,0 +1,277 @@
+/*
+ * context.c: the per-communicator context (algos/xchg.h, xchg_ctx_t).
+ *
+ * Created on a communicator's first intercepted collective and cached on it with an attribute
+ * keyval; the keyval's delete callback frees it when the user frees the communicator (the copy
+ * callback copies nothing: a duplicate gets a context of its own on its first collective).
+ * A context holds:
+ *   - a private duplicate of the communicator, with MPI_ERRORS_RETURN, for the library's own
+ *     messages: they can never match the user's point-to-point traffic;
+ *   - size, rank, and the node layout: node of every rank, ranks per node, local rank;
+ *   - the waiting policy (yield when more ranks run on this node than hwloc reports processing
+ *     units for them, unless XCHG_WAIT says otherwise);
+ *   - scratch buffers and a request array, reused across calls.
+ *
+ * The node layout is measured once for MPI_COMM_WORLD at MPI_Init (MPI_Comm_split_type with
+ * MPI_COMM_TYPE_SHARED, one allgather of every rank's hwloc cpuset on the node, one allgather
+ * of node leaders over the world). A later communicator translates its group to world ranks and
+ * needs no communication beyond its duplicate; only a communicator with ranks outside
+ * MPI_COMM_WORLD (dynamic processes) measures its own layout with MPI_Comm_split_type.
+ */
+#include <hwloc.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+
+#define XCHG_CPUSET_WORDS 16 /* 1024 processing units per node */
+
+static int ctx_keyval = MPI_KEYVAL_INVALID;
+static int world_size;
+static int *world_node;    /* [world_size]: node (numbered by lowest world rank) */
+static int world_oversubscribed; /* ranks on this node exceed its processing units */
+static int world_ready;
+
+static void ctx_free(xchg_ctx_t *ctx)
+{
+    if (!ctx)
+        return;
+    if (ctx->comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&ctx->comm);
+    for (int i = 0; i < XCHG_NSCRATCH; i++)
+        free(ctx->scratch[i].ptr);
+    free(ctx->reqs);
+    free(ctx->node_of);
+    free(ctx->node_size);
+    free(ctx);
+}
+
+static int ctx_delete(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    ctx_free(value);
+    return MPI_SUCCESS;
+}
+
+/* Processing units this process may run on, as words of a bitmap. */
+static void my_cpuset(unsigned long words[XCHG_CPUSET_WORDS])
+{
+    hwloc_topology_t topo;
+    hwloc_bitmap_t set;
+
+    memset(words, 0, XCHG_CPUSET_WORDS * sizeof words[0]);
+    if (hwloc_topology_init(&topo) != 0)
+        return;
+    set = hwloc_bitmap_alloc();
+    if (set && hwloc_topology_load(topo) == 0) {
+        if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) != 0)
+            hwloc_bitmap_copy(set, hwloc_topology_get_allowed_cpuset(topo));
+        hwloc_bitmap_to_ulongs(set, XCHG_CPUSET_WORDS, words);
+    }
+    hwloc_bitmap_free(set);
+    hwloc_topology_destroy(topo);
+}
+
+/* Is the node of node_comm running more ranks than the union of their cpusets has PUs? */
+static int node_oversubscribed(MPI_Comm node_comm)
+{
+    unsigned long mine[XCHG_CPUSET_WORDS], *all;
+    int nlocal, pus = 0, over = 0;
+
+    PMPI_Comm_size(node_comm, &nlocal);
+    my_cpuset(mine);
+    all = malloc((size_t)nlocal * sizeof mine);
+    if (!all)
+        return 0;
+    if (PMPI_Allgather(mine, XCHG_CPUSET_WORDS, MPI_UNSIGNED_LONG, all, XCHG_CPUSET_WORDS,
+                       MPI_UNSIGNED_LONG, node_comm) == MPI_SUCCESS) {
+        for (int w = 0; w < XCHG_CPUSET_WORDS; w++) {
+            unsigned long u = 0;
+            for (int i = 0; i < nlocal; i++)
+                u |= all[(size_t)i * XCHG_CPUSET_WORDS + w];
+            pus += __builtin_popcountl(u);
+        }
+        over = pus > 0 && nlocal > pus;
+    }
+    free(all);
+    return over;
+}
+
+/* Node of every rank of comm, nodes numbered by their lowest rank in comm (collective). */
+static int measure_layout(MPI_Comm comm, int size, int *node_of, int *over)
+{
+    MPI_Comm node_comm;
+    int rc, lowest, leader;
+
+    rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* rank 0 of node_comm is the lowest rank of comm on this node (key 0 keeps order) */
+    {
+        MPI_Group g, cg;
+        int zero = 0;
+        PMPI_Comm_group(node_comm, &g);
+        PMPI_Comm_group(comm, &cg);
+        PMPI_Group_translate_ranks(g, 1, &zero, cg, &lowest);
+        PMPI_Group_free(&g);
+        PMPI_Group_free(&cg);
+    }
+    *over = node_oversubscribed(node_comm);
+    PMPI_Comm_free(&node_comm);
+    rc = PMPI_Allgather(&lowest, 1, MPI_INT, node_of, 1, MPI_INT, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* renumber leaders 0, 1, ... in order of first appearance */
+    for (int i = 0, next = 0; i < size; i++) {
+        leader = node_of[i];
+        if (leader == i)
+            node_of[i] = next++;
+        else
+            node_of[i] = node_of[leader];
+    }
+    return MPI_SUCCESS;
+}
+
+void xchg_ctx_world_init(void)
+{
+    if (world_ready)
+        return;
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, ctx_delete, &ctx_keyval, NULL);
+    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    world_node = malloc((size_t)world_size * sizeof *world_node);
+    if (world_node &&
+        measure_layout(MPI_COMM_WORLD, world_size, world_node, &world_oversubscribed) ==
+            MPI_SUCCESS)
+        world_ready = 1;
+}
+
+/* Node layout of a new context: from the world's layout when every rank is a world rank. */
+static int ctx_layout(xchg_ctx_t *ctx, MPI_Comm comm, int *over)
+{
+    int rc = MPI_SUCCESS, translated = 0;
+    int *world_ranks = NULL, *ranks = NULL;
+
+    ctx->node_of = malloc((size_t)ctx->size * sizeof(int));
+    if (!ctx->node_of)
+        return MPI_ERR_NO_MEM;
+    if (world_ready) {
+        MPI_Group group, world_group;
+        world_ranks = malloc((size_t)ctx->size * sizeof(int));
+        ranks = malloc((size_t)ctx->size * sizeof(int));
+        if (!world_ranks || !ranks) {
+            rc = MPI_ERR_NO_MEM;
+            goto out;
+        }
+        for (int i = 0; i < ctx->size; i++)
+            ranks[i] = i;
+        PMPI_Comm_group(comm, &group);
+        PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+        PMPI_Group_translate_ranks(group, ctx->size, ranks, world_group, world_ranks);
+        PMPI_Group_free(&group);
+        PMPI_Group_free(&world_group);
+        translated = 1;
+        for (int i = 0; i < ctx->size; i++)
+            if (world_ranks[i] == MPI_UNDEFINED)
+                translated = 0;
+    }
+    if (translated) {
+        /* renumber world nodes by their lowest rank in this communicator */
+        for (int i = 0; i < ctx->size; i++) {
+            int j = 0;
+            while (world_node[world_ranks[j]] != world_node[world_ranks[i]])
+                j++;
+            ranks[i] = j; /* lowest rank of comm on the same node */
+        }
+        for (int i = 0, next = 0; i < ctx->size; i++)
+            ctx->node_of[i] = ranks[i] == i ? next++ : ctx->node_of[ranks[i]];
+        *over = world_oversubscribed;
+    } else {
+        rc = measure_layout(comm, ctx->size, ctx->node_of, over);
+        if (rc != MPI_SUCCESS)
+            goto out;
+    }
+    ctx->nnodes = 0;
+    for (int i = 0; i < ctx->size; i++)
+        if (ctx->node_of[i] + 1 > ctx->nnodes)
+            ctx->nnodes = ctx->node_of[i] + 1;
+    ctx->node_size = calloc((size_t)ctx->nnodes, sizeof(int));
+    if (!ctx->node_size) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    ctx->node = ctx->node_of[ctx->rank];
+    for (int i = 0; i < ctx->size; i++) {
+        if (i == ctx->rank)
+            ctx->local_rank = ctx->node_size[ctx->node];
+        ctx->node_size[ctx->node_of[i]]++;
+    }
+    ctx->local_size = ctx->node_size[ctx->node];
+out:
+    free(world_ranks);
+    free(ranks);
+    return rc;
+}
+
+xchg_ctx_t *xchg_ctx_get(MPI_Comm comm, int *rc)
+{
+    xchg_ctx_t *ctx = NULL;
+    void *value;
+    int found = 0, over = 0;
+
+    if (ctx_keyval == MPI_KEYVAL_INVALID) {
+        /* a collective before our MPI_Init wrapper ran (e.g. an MPI_Init we did not see):
+         * no world layout, each communicator measures its own */
+        *rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, ctx_delete, &ctx_keyval, NULL);
+        if (*rc != MPI_SUCCESS)
+            return NULL;
+    }
+    *rc = PMPI_Comm_get_attr(comm, ctx_keyval, &value, &found);
+    if (*rc != MPI_SUCCESS)
+        return NULL;
+    if (found)
+        return value;
+
+    ctx = calloc(1, sizeof *ctx);
+    if (!ctx) {
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    ctx->comm = MPI_COMM_NULL;
+    *rc = PMPI_Comm_dup(comm, &ctx->comm);
+    if (*rc != MPI_SUCCESS)
+        goto out;
+    PMPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
+    PMPI_Comm_size(ctx->comm, &ctx->size);
+    PMPI_Comm_rank(ctx->comm, &ctx->rank);
+    *rc = ctx_layout(ctx, ctx->comm, &over);
+    if (*rc != MPI_SUCCESS)
+        goto out;
+    ctx->yield = xchg_config.wait == 2 || (xchg_config.wait == 0 && over);
+    *rc = PMPI_Comm_set_attr(comm, ctx_keyval, ctx);
+out:
+    if (*rc != MPI_SUCCESS) {
+        ctx_free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+void xchg_ctx_finalize(void)
+{
+    if (ctx_keyval == MPI_KEYVAL_INVALID)
+        return;
+    MPI_Comm comms[2] = {MPI_COMM_SELF, MPI_COMM_WORLD};
+    for (int i = 0; i < 2; i++) {
+        void *value;
+        int found = 0;
+        PMPI_Comm_get_attr(comms[i], ctx_keyval, &value, &found);
+        if (found)
+            PMPI_Comm_delete_attr(comms[i], ctx_keyval);
+    }
+    PMPI_Comm_free_keyval(&ctx_keyval);
+    free(world_node);
+    world_node = NULL;
+    world_ready = 0;
+}

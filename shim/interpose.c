@@ -1,0 +1,147 @@
+/*
+ * interpose.c: the MPI entry points xchg replaces, and nothing else of substance.
+ *
+ * MPI_Alltoall, MPI_Allgather, MPI_Alltoallv and (MPI-4) their large-count forms
+ * MPI_Alltoall_c, MPI_Allgather_c, MPI_Alltoallv_c are normalised (shim/normalize.c) and served
+ * by an algorithm, or handed to the PMPI function unchanged. MPICH's Fortran bindings call
+ * these C symbols, so Fortran programs are intercepted too (Open MPI: shim/fortran.c).
+ * MPI_Init, MPI_Init_thread and MPI_Finalize read the configuration once and report statistics.
+ *
+ * Errors from the library's own work go through the user's communicator's error handler, once,
+ * like a native error; invalid arguments never reach the library (the PMPI call reports them).
+ */
+#include "normalize.h"
+
+static void setup(void)
+{
+    xchg_config_load();
+    if (!xchg_config.disable)
+        xchg_ctx_world_init();
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS)
+        setup();
+    return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS)
+        setup();
+    return rc;
+}
+
+int MPI_Finalize(void)
+{
+    if (xchg_config.loaded && !xchg_config.disable) {
+        xchg_stats_report();
+        xchg_ctx_finalize();
+    }
+    return PMPI_Finalize();
+}
+
+/* Account a call and report a library error through the communicator's error handler. */
+static int finish(int rc, int coll, const xchg_outcome_t *out, double start, MPI_Comm comm)
+{
+    if (out->algo >= 0)
+        xchg_stats_add(coll, out->algo, &out->params, out->key, PMPI_Wtime() - start);
+    if (rc != MPI_SUCCESS)
+        PMPI_Comm_call_errhandler(comm, rc);
+    return rc;
+}
+
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    xchg_outcome_t out = {-1, 0, {0}};
+    double start = PMPI_Wtime();
+    int rc = xchg_do_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                              &out);
+    if (rc == XCHG_PASS) {
+        rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        return out.algo >= 0 ? finish(MPI_SUCCESS, XCHG_ALLTOALL, &out, start, comm), rc : rc;
+    }
+    return finish(rc, XCHG_ALLTOALL, &out, start, comm);
+}
+
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    xchg_outcome_t out = {-1, 0, {0}};
+    double start = PMPI_Wtime();
+    int rc = xchg_do_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                               &out);
+    if (rc == XCHG_PASS) {
+        rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        return out.algo >= 0 ? finish(MPI_SUCCESS, XCHG_ALLGATHER, &out, start, comm), rc : rc;
+    }
+    return finish(rc, XCHG_ALLGATHER, &out, start, comm);
+}
+
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    xchg_outcome_t out = {-1, 0, {0}};
+    double start = PMPI_Wtime();
+    xchg_counts_t sc = {sendcounts, NULL, NULL}, sd = {sdispls, NULL, NULL};
+    xchg_counts_t rcs = {recvcounts, NULL, NULL}, rd = {rdispls, NULL, NULL};
+    int rc = xchg_do_alltoallv(sendbuf, sc, sd, sendtype, recvbuf, rcs, rd, recvtype, comm, &out);
+    if (rc == XCHG_PASS) {
+        rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                            recvtype, comm);
+        return out.algo >= 0 ? finish(MPI_SUCCESS, XCHG_ALLTOALLV, &out, start, comm), rc : rc;
+    }
+    return finish(rc, XCHG_ALLTOALLV, &out, start, comm);
+}
+
+#if MPI_VERSION >= 4
+int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    xchg_outcome_t out = {-1, 0, {0}};
+    double start = PMPI_Wtime();
+    int rc = xchg_do_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                              &out);
+    if (rc == XCHG_PASS) {
+        rc = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        return out.algo >= 0 ? finish(MPI_SUCCESS, XCHG_ALLTOALL, &out, start, comm), rc : rc;
+    }
+    return finish(rc, XCHG_ALLTOALL, &out, start, comm);
+}
+
+int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    xchg_outcome_t out = {-1, 0, {0}};
+    double start = PMPI_Wtime();
+    int rc = xchg_do_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                               &out);
+    if (rc == XCHG_PASS) {
+        rc = PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        return out.algo >= 0 ? finish(MPI_SUCCESS, XCHG_ALLGATHER, &out, start, comm), rc : rc;
+    }
+    return finish(rc, XCHG_ALLGATHER, &out, start, comm);
+}
+
+int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                    const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    xchg_outcome_t out = {-1, 0, {0}};
+    double start = PMPI_Wtime();
+    xchg_counts_t sc = {NULL, sendcounts, NULL}, sd = {NULL, NULL, sdispls};
+    xchg_counts_t rcs = {NULL, recvcounts, NULL}, rd = {NULL, NULL, rdispls};
+    int rc = xchg_do_alltoallv(sendbuf, sc, sd, sendtype, recvbuf, rcs, rd, recvtype, comm, &out);
+    if (rc == XCHG_PASS) {
+        rc = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                              rdispls, recvtype, comm);
+        return out.algo >= 0 ? finish(MPI_SUCCESS, XCHG_ALLTOALLV, &out, start, comm), rc : rc;
+    }
+    return finish(rc, XCHG_ALLTOALLV, &out, start, comm);
+}
+#endif

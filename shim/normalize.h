@@ -1,0 +1,53 @@
+/*
+ * normalize.h: datatypes seen from the shim (shim/datatype.c) and the normalised calls
+ * (shim/normalize.c) that turn user arguments into contiguous byte blocks.
+ */
+#ifndef XCHG_NORMALIZE_H
+#define XCHG_NORMALIZE_H
+
+#include "shim.h"
+
+typedef struct xchg_type {
+    MPI_Datatype type;
+    size_t size;             /* bytes of one element's signature */
+    MPI_Aint lb, extent;
+    int dense;               /* count elements are exactly count * size bytes, in order */
+} xchg_type_t;
+
+int xchg_type_info(MPI_Datatype type, xchg_type_t *info);
+/* count elements at buf -> count * size packed bytes at out (and back). */
+int xchg_pack(const void *buf, size_t count, const xchg_type_t *type, void *out, MPI_Comm comm);
+int xchg_unpack(const void *packed, size_t count, const xchg_type_t *type, void *buf,
+                MPI_Comm comm);
+
+/* Returned by the normalised calls when the MPI library's own collective must serve the call
+ * (pass-through, a case the library does not handle, or "native" chosen); *algo is then the
+ * native registry index to account the call to, or -1 for no accounting. */
+#define XCHG_PASS (-1000)
+
+/* What served a call, for the statistics. */
+typedef struct xchg_outcome {
+    int algo;             /* registry index, -1 when nothing is to be accounted */
+    size_t key;           /* the size key */
+    xchg_params_t params; /* the parameters the algorithm ran with */
+} xchg_outcome_t;
+
+/* Counts and displacements arrive as int (MPI_Alltoallv) or MPI_Count/MPI_Aint (_c). */
+typedef struct xchg_counts {
+    const int *i;
+    const MPI_Count *c;
+    const MPI_Aint *a;
+} xchg_counts_t;
+
+int xchg_do_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                     xchg_outcome_t *out);
+int xchg_do_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                      xchg_outcome_t *out);
+int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts_t sdispls,
+                      MPI_Datatype sendtype, void *recvbuf, xchg_counts_t recvcounts,
+                      xchg_counts_t rdispls, MPI_Datatype recvtype, MPI_Comm comm,
+                      xchg_outcome_t *out);
+
+#endif
