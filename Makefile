@@ -60,9 +60,10 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJ) $(HEADERS) $(wildcard tests/uni
 	$(MPICC) $(CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
 # MPI test programs and applications know nothing of xchg: they are run with it preloaded.
-$(BUILD)/tests/%: tests/mpi/%.c $(wildcard tests/mpi/*.h)
+# They may use the pure workload generators of tuning/workloads.c (no xchg symbols).
+$(BUILD)/tests/%: tests/mpi/%.c $(wildcard tests/mpi/*.h) $(wildcard tuning/workloads.[ch])
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) -o $@ $< -lm
+	$(MPICC) $(CFLAGS) -o $@ $< $(wildcard tuning/workloads.c) -lm
 
 $(BUILD)/tests/%: tests/mpi/%.f90
 	@mkdir -p $(dir $@)
