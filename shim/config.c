@@ -89,6 +89,7 @@ int xchg_force(int coll, const char *spec)
         xchg_warn("xchg_force(%s, %s): %s", xchg_coll_name(coll), spec, err);
         return -1;
     }
+    xchg_select_forget();
     return 0;
 }
 

@@ -124,6 +124,14 @@ static int decide(const xchg_call_t *call, xchg_params_t *params, char *reason, 
     return model_choice(call, params);
 }
 
+void xchg_select_forget(void)
+{
+    pthread_mutex_lock(&decisions_lock);
+    memset(decisions, 0, sizeof decisions);
+    decisions_next = 0;
+    pthread_mutex_unlock(&decisions_lock);
+}
+
 int xchg_select(const xchg_call_t *call, xchg_params_t *params, int announce)
 {
     char reason[512];

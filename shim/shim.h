@@ -41,6 +41,8 @@ size_t xchg_size_key(const xchg_call_t *call);
 /* Choose the algorithm (registry index) and complete params for a call; announce: this rank
  * prints the decision under XCHG_VERBOSE (rank 0 of the communicator). */
 int xchg_select(const xchg_call_t *call, xchg_params_t *params, int announce);
+/* Drop every cached decision (after the configuration changed: xchg_force). */
+void xchg_select_forget(void);
 
 /* stats.c */
 void xchg_stats_add(int coll, int algo, const xchg_params_t *params, size_t block_bytes,

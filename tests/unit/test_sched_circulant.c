@@ -1,0 +1,434 @@
+/*
+ * test_sched_circulant.c: the circulant concatenation schedule (algos/sched/circulant.c) and
+ * its cost model (tuning/cost_circulant.c), without MPI.
+ *
+ * The simulator runs the schedule and an independent tracker follows every byte of every
+ * block (a 64-bit mask per rank and block, so b <= 64 here): a rank only sends bytes it holds
+ * before the round, no byte arrives twice, a rank sends at most k messages per round, each to
+ * rank - offset, and at the end every rank holds every byte. This runs for every p <= 64 with
+ * k in 1..5 and b in {1, 2, 3, 4, 5, 7, 8, 13, 64}, and for every p <= 512 with k in {1, 2, 3}
+ * and b in {1, 3}. The rounds equal ceil(log_{k+1} p), the sum over rounds of the largest
+ * message equals xchg_circ_c2(), and C2 equals the lower bound ceil(b (p-1) / k) wherever
+ * Proposition 4.2 proves it possible; in the excluded range it is at most b - 1 above (the
+ * Remark). The C2 claim alone is also checked from the plan for p < 1000, k < 10 and b up to
+ * 64 KiB. Golden values: the paper's Table 1 partition, Fig. 9 (p = 5, k = 1), the
+ * xchg-sched example p = 10 k = 3 b = 3, an excluded case, distinct feeders, k clamping; and
+ * the cost model's exact predictions and choices.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../algos/sched/circulant.h"
+#include "../../tuning/cost.h"
+
+static int checks, failures;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+        }                                                                                          \
+    } while (0)
+
+typedef struct tracker {
+    int p, k;
+    size_t b;
+    uint64_t *have;     /* [rank * p + block]: bytes held, bit u = byte u */
+    uint64_t *arriving; /* the same for bytes arriving in the current round */
+    size_t *touched;    /* indices of arriving that are not zero */
+    size_t ntouched;
+    int *sent; /* [rank]: messages sent in the current round */
+    int round, rounds;
+    size_t largest, c2;
+    char problem[256];
+} tracker_t;
+
+static void problem(tracker_t *t, const char *text)
+{
+    if (!t->problem[0])
+        snprintf(t->problem, sizeof t->problem, "%s", text);
+}
+
+static uint64_t bits(size_t from, size_t to) /* bytes from .. to-1 of a block */
+{
+    uint64_t upto = to >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << to) - 1);
+    return upto & ~(((uint64_t)1 << from) - 1);
+}
+
+static void on_message(void *arg, const xchg_circ_msg_t *msg)
+{
+    tracker_t *t = arg;
+    size_t total = t->b * (size_t)t->p, pos = msg->start, left = msg->bytes;
+    char text[256];
+
+    if (msg->round != t->round || msg->dst != ((msg->src - msg->offset) % t->p + t->p) % t->p ||
+        msg->offset <= 0 || msg->offset >= t->p || msg->bytes == 0 || msg->start >= total) {
+        snprintf(text, sizeof text, "round %d (now %d): %d -> %d offset %d start %zu bytes %zu",
+                 msg->round, t->round, msg->src, msg->dst, msg->offset, msg->start, msg->bytes);
+        problem(t, text);
+        return;
+    }
+    if (++t->sent[msg->src] > t->k) {
+        snprintf(text, sizeof text, "round %d: rank %d sends more than k = %d messages", msg->round,
+                 msg->src, t->k);
+        problem(t, text);
+    }
+    if (msg->bytes > t->largest)
+        t->largest = msg->bytes;
+    /* the run, block by block, modulo p * b */
+    size_t block = pos / t->b, row = pos % t->b;
+    uint64_t *from = t->have + (size_t)msg->src * t->p, *to = t->have + (size_t)msg->dst * t->p;
+    uint64_t *in = t->arriving + (size_t)msg->dst * t->p;
+    while (left > 0) {
+        size_t take = t->b - row < left ? t->b - row : left;
+        uint64_t mask = bits(row, row + take);
+        if ((from[block] & mask) != mask) {
+            snprintf(text, sizeof text,
+                     "round %d: rank %d sends bytes %zu..%zu of block %zu, "
+                     "which it does not hold",
+                     msg->round, msg->src, row, row + take - 1, block);
+            problem(t, text);
+        }
+        if ((to[block] | in[block]) & mask) {
+            snprintf(text, sizeof text,
+                     "round %d: rank %d receives bytes %zu..%zu of block %zu "
+                     "a second time",
+                     msg->round, msg->dst, row, row + take - 1, block);
+            problem(t, text);
+        }
+        if (!in[block])
+            t->touched[t->ntouched++] = (size_t)(in + block - t->arriving);
+        in[block] |= mask;
+        left -= take;
+        row = 0;
+        block = block + 1 == (size_t)t->p ? 0 : block + 1;
+    }
+}
+
+static void on_round_end(void *arg, int round)
+{
+    tracker_t *t = arg;
+    for (size_t i = 0; i < t->ntouched; i++) {
+        t->have[t->touched[i]] |= t->arriving[t->touched[i]];
+        t->arriving[t->touched[i]] = 0;
+    }
+    t->ntouched = 0;
+    memset(t->sent, 0, (size_t)t->p * sizeof *t->sent);
+    t->c2 += t->largest;
+    t->largest = 0;
+    t->rounds++;
+    t->round = round + 1;
+}
+
+/* The paper's quantities, computed here independently. */
+static int effective_ports(int p, int k)
+{
+    return p >= 2 && k > p - 1 ? p - 1 : k;
+}
+
+static int rounds_expected(int p, int k)
+{
+    int d = 0;
+    for (long reach = 1; reach < p; reach *= k + 1)
+        d++;
+    return d;
+}
+
+static int excluded(int p, int k, size_t b)
+{
+    long top = 1;
+    while (top < p)
+        top *= k + 1;
+    return b >= 3 && k >= 3 && top - k < p && p < top;
+}
+
+static size_t lower_bound(int p, int k, size_t b)
+{
+    return p < 2 ? 0 : (b * (size_t)(p - 1) + (size_t)k - 1) / (size_t)k;
+}
+
+/* The C2 claims, from the plan alone. */
+static void check_c2(int p, int k_requested, size_t b, const xchg_circ_t *plan, size_t c2)
+{
+    int k = effective_ports(p, k_requested);
+    size_t lower = lower_bound(p, k, b);
+    CHECK(xchg_circ_c2_lower(p, k_requested, b) == lower,
+          "lower bound p=%d k=%d b=%zu: expected %zu got %zu", p, k, b, lower,
+          xchg_circ_c2_lower(p, k_requested, b));
+    CHECK(plan->excluded == excluded(p, k, b), "excluded p=%d k=%d b=%zu: expected %d got %d", p, k,
+          b, excluded(p, k, b), plan->excluded);
+    if (!excluded(p, k, b))
+        CHECK(c2 == lower, "C2 p=%d k=%d b=%zu: %zu, the paper proves %zu", p, k, b, c2, lower);
+    else
+        CHECK(c2 >= lower && c2 + 1 <= lower + b,
+              "C2 p=%d k=%d b=%zu (excluded range): %zu, expected %zu .. %zu", p, k, b, c2, lower,
+              lower + b - 1);
+}
+
+/* The tracker's arrays, kept from one schedule to the next (they only grow). */
+static tracker_t pool;
+static size_t pool_cells;
+
+static int tracker_reset(tracker_t *t, int p, int k, size_t b)
+{
+    size_t cells = (size_t)p * p;
+    if (cells > pool_cells) {
+        free(pool.have);
+        free(pool.arriving);
+        free(pool.touched);
+        free(pool.sent);
+        pool.have = malloc(cells * sizeof *pool.have);
+        pool.arriving = malloc(cells * sizeof *pool.arriving);
+        pool.touched = malloc(cells * sizeof *pool.touched);
+        pool.sent = malloc((size_t)p * sizeof *pool.sent);
+        pool_cells = pool.have && pool.arriving && pool.touched && pool.sent ? cells : 0;
+        if (!pool_cells)
+            return -1;
+    }
+    memset(t, 0, sizeof *t);
+    t->p = p;
+    t->k = k;
+    t->b = b;
+    t->have = pool.have;
+    t->arriving = pool.arriving;
+    t->touched = pool.touched;
+    t->sent = pool.sent;
+    memset(t->have, 0, cells * sizeof *t->have);
+    memset(t->arriving, 0, cells * sizeof *t->arriving);
+    memset(t->sent, 0, (size_t)p * sizeof *t->sent);
+    return 0;
+}
+
+static void check_schedule(int p, int k, size_t b)
+{
+    int kk = xchg_circ_ports(p, k);
+    xchg_circ_area_t *areas = malloc((size_t)kk * sizeof *areas);
+    xchg_circ_t plan;
+    tracker_t t;
+    xchg_circ_visitor_t visitor = {on_message, on_round_end, &t};
+    int rc;
+
+    if (!areas || tracker_reset(&t, p, kk, b) != 0) {
+        CHECK(0, "out of memory for p=%d", p);
+        goto out;
+    }
+    for (int i = 0; i < p; i++)
+        t.have[(size_t)i * p + i] = bits(0, b);
+    xchg_circ_plan(&plan, p, k, b, areas);
+    rc = xchg_circ_simulate(&plan, &visitor);
+    CHECK(rc == 0, "simulate p=%d k=%d b=%zu returned %d", p, k, b, rc);
+    for (size_t i = 0; i < (size_t)p * p && !t.problem[0]; i++)
+        if (t.have[i] != bits(0, b)) {
+            char text[128];
+            snprintf(text, sizeof text, "rank %zu ends without all of block %zu", i / p, i % p);
+            problem(&t, text);
+        }
+    CHECK(!t.problem[0], "delivery p=%d k=%d b=%zu: %s", p, k, b, t.problem);
+    CHECK(kk == effective_ports(p, k) && plan.nports == kk, "ports p=%d k=%d: %d, expected %d", p,
+          k, plan.nports, effective_ports(p, k));
+    CHECK(t.rounds == rounds_expected(p, kk) && plan.nrounds == t.rounds,
+          "C1 p=%d k=%d b=%zu: expected %d, plan %d, simulated %d", p, k, b, rounds_expected(p, kk),
+          plan.nrounds, t.rounds);
+    CHECK(t.c2 == xchg_circ_c2(&plan), "C2 p=%d k=%d b=%zu: simulated %zu, plan %zu", p, k, b, t.c2,
+          xchg_circ_c2(&plan));
+    check_c2(p, k, b, &plan, t.c2);
+out:
+    free(areas);
+}
+
+static void check_schedules(void)
+{
+    static const size_t small_b[] = {1, 2, 3, 4, 5, 7, 8, 13, 64};
+    for (int p = 1; p <= 64; p++)
+        for (int k = 1; k <= 5; k++)
+            for (size_t i = 0; i < sizeof small_b / sizeof small_b[0]; i++)
+                check_schedule(p, k, small_b[i]);
+    for (int p = 65; p <= 512; p++)
+        for (int k = 1; k <= 3; k++) {
+            check_schedule(p, k, 1);
+            check_schedule(p, k, 3);
+        }
+}
+
+/* The C2 claim for many more shapes, from the plan alone. */
+static void check_plans(void)
+{
+    xchg_circ_area_t areas[9];
+    static const size_t large_b[] = {100, 1000, 4096, 65536, 65537};
+    for (int p = 1; p < 1000; p++)
+        for (int k = 1; k <= 9; k++)
+            for (size_t i = 0; i < 16 + sizeof large_b / sizeof large_b[0]; i++) {
+                size_t b = i < 16 ? i + 1 : large_b[i - 16];
+                xchg_circ_t plan;
+                size_t cells = 0;
+                xchg_circ_plan(&plan, p, k, b, areas);
+                check_c2(p, k, b, &plan, xchg_circ_c2(&plan));
+                for (int a = 0; a < plan.nareas; a++)
+                    cells += areas[a].bytes;
+                CHECK(cells == b * (size_t)plan.n2 || p == 1,
+                      "areas p=%d k=%d b=%zu: %zu cells, expected %zu", p, k, b, cells,
+                      b * (size_t)plan.n2);
+            }
+}
+
+static void check_area(const xchg_circ_area_t *a, size_t first, size_t bytes, int column,
+                       int offset, size_t send_start, const char *what)
+{
+    CHECK(a->first_cell == first && a->bytes == bytes && a->column == column &&
+              a->offset == offset && a->send_start == send_start,
+          "%s: first %zu bytes %zu column %d offset %d send_start %zu, expected %zu %zu %d %d "
+          "%zu",
+          what, a->first_cell, a->bytes, a->column, a->offset, a->send_start, first, bytes, column,
+          offset, send_start);
+}
+
+static void check_golden(void)
+{
+    xchg_circ_area_t areas[8];
+    xchg_circ_t plan;
+    xchg_circ_msg_t msgs[8];
+    int nareas, n;
+    size_t cap;
+
+    /* Table 1: n1 = 3, n2 = 7, b = 3, k = 3: areas of 7 cells over offsets 3, 5, 7 */
+    cap = xchg_circ_partition(3, 7, 3, 3, areas, &nareas);
+    CHECK(cap == 7 && nareas == 3, "Table 1: cap %zu areas %d, expected 7 3", cap, nareas);
+    check_area(&areas[0], 0, 7, 0, 3, 0, "Table 1 A1");
+    check_area(&areas[1], 7, 7, 2, 5, 1, "Table 1 A2");
+    check_area(&areas[2], 14, 7, 4, 7, 2, "Table 1 A3");
+
+    /* p = 10, k = 3, b = 3: d = 2, n1 = 4, n2 = 6; areas of two columns over 4, 6, 8 */
+    xchg_circ_plan(&plan, 10, 3, 3, areas);
+    CHECK(plan.nrounds == 2 && plan.n1 == 4 && plan.n2 == 6 && plan.last_cap == 6 &&
+              xchg_circ_c2(&plan) == 9,
+          "p=10 k=3 b=3: d %d n1 %d n2 %d cap %zu C2 %zu, expected 2 4 6 6 9", plan.nrounds,
+          plan.n1, plan.n2, plan.last_cap, xchg_circ_c2(&plan));
+    check_area(&areas[0], 0, 6, 0, 4, 0, "p=10 A1");
+    check_area(&areas[1], 6, 6, 2, 6, 0, "p=10 A2");
+    check_area(&areas[2], 12, 6, 4, 8, 0, "p=10 A3");
+    /* rank 9 in round 0 sends its block (bytes 27..29) to ranks 8, 7, 6 */
+    n = xchg_circ_round_messages(&plan, 0, 9, msgs);
+    CHECK(n == 3 && msgs[0].dst == 8 && msgs[1].dst == 7 && msgs[2].dst == 6 &&
+              msgs[2].start == 27 && msgs[2].bytes == 3,
+          "p=10 round 0 rank 9: n %d dst %d %d %d start %zu bytes %zu", n, msgs[0].dst, msgs[1].dst,
+          msgs[2].dst, msgs[2].start, msgs[2].bytes);
+    /* rank 9 in the last round holds blocks 9, 0, 1, 2; area 3 (blocks 9 and 0 for rank 1)
+     * leaves from address 27 and wraps around the end */
+    n = xchg_circ_round_messages(&plan, 1, 9, msgs);
+    CHECK(n == 3 && msgs[2].dst == 1 && msgs[2].start == 27 && msgs[2].bytes == 6,
+          "p=10 round 1 rank 9: n %d dst %d start %zu bytes %zu", n, msgs[2].dst, msgs[2].start,
+          msgs[2].bytes);
+
+    /* Fig. 9 / Appendix B: p = 5, k = 1: offsets 1, 2, then one block over offset 4 */
+    xchg_circ_plan(&plan, 5, 1, 1, areas);
+    CHECK(plan.nrounds == 3 && plan.n1 == 4 && plan.n2 == 1 && plan.nareas == 1 &&
+              areas[0].offset == 4 && xchg_circ_c2(&plan) == 4,
+          "p=5 k=1: d %d n1 %d n2 %d areas %d offset %d C2 %zu", plan.nrounds, plan.n1, plan.n2,
+          plan.nareas, areas[0].offset, xchg_circ_c2(&plan));
+
+    /* excluded range: p = 15, k = 3, b = 3: cap 12 = ceil(33/3) + 1, C2 15 > 14 */
+    xchg_circ_plan(&plan, 15, 3, 3, areas);
+    CHECK(plan.excluded && plan.last_cap == 12 && xchg_circ_c2(&plan) == 15,
+          "p=15 k=3 b=3: excluded %d cap %zu C2 %zu, expected 1 12 15", plan.excluded,
+          plan.last_cap, xchg_circ_c2(&plan));
+    /* ... and p = 14 in the same range still meets the bound */
+    xchg_circ_plan(&plan, 14, 3, 3, areas);
+    CHECK(plan.excluded && xchg_circ_c2(&plan) == 13,
+          "p=14 k=3 b=3: excluded %d C2 %zu, "
+          "expected 1 13",
+          plan.excluded, xchg_circ_c2(&plan));
+
+    /* n2 < k: three 1-byte areas in column 0 are fed by nodes 0, 1, 2 (offsets 4, 3, 2) */
+    xchg_circ_plan(&plan, 5, 3, 3, areas);
+    CHECK(plan.nareas == 3 && areas[0].offset == 4 && areas[1].offset == 3 &&
+              areas[2].offset == 2 && areas[1].send_start == 3 + 1 && areas[2].send_start == 6 + 2,
+          "p=5 k=3 b=3: offsets %d %d %d send starts %zu %zu", areas[0].offset, areas[1].offset,
+          areas[2].offset, areas[1].send_start, areas[2].send_start);
+
+    /* k above p - 1 acts as p - 1: one round, every block to every rank */
+    xchg_circ_plan(&plan, 3, 5, 4, areas);
+    CHECK(plan.nports == 2 && plan.nrounds == 1 && plan.nareas == 2 && plan.last_cap == 4,
+          "p=3 k=5: k %d d %d areas %d cap %zu, expected 2 1 2 4", plan.nports, plan.nrounds,
+          plan.nareas, plan.last_cap);
+    xchg_circ_plan(&plan, 1, 0, 8, areas);
+    CHECK(plan.nrounds == 0 && xchg_circ_c2(&plan) == 0, "p=1: d %d C2 %zu", plan.nrounds,
+          xchg_circ_c2(&plan));
+}
+
+static double model(int p, size_t b, const xchg_machine_t *m, int *k)
+{
+    xchg_call_t call;
+    xchg_params_t params = {0, *k, 0};
+    double t;
+    memset(&call, 0, sizeof call);
+    call.coll = XCHG_ALLGATHER;
+    call.comm_size = p;
+    call.block_bytes = b;
+    t = xchg_cost_allgather_circulant(&call, m, &params);
+    *k = params.nports;
+    return t;
+}
+
+static void check_cost(void)
+{
+    const xchg_machine_t plain = {1e-6, 1e-9, 0.0, 1.0};
+    const xchg_machine_t ports = {1e-3, 1e-12, 0.0, 0.0}; /* start-ups dominate, free ports */
+    const xchg_machine_t copies = {0.0, 0.0, 1.0, 1.0};
+    int k;
+    double t, expected;
+
+    /* p = 8, k = 1, b = 10: rounds of 10, 20 and 40 bytes */
+    k = 1;
+    t = model(8, 10, &plain, &k);
+    expected = 3e-6 + 70e-9;
+    CHECK(k == 1 && fabs(t - expected) < 1e-15, "cost p=8 k=1 b=10: k %d t %.9g, expected %.9g", k,
+          t, expected);
+    /* p = 10, k = 3, b = 3, ports sharing a link: 3 msgs of 3 bytes, then 3 of 6 */
+    k = 3;
+    t = model(10, 3, &plain, &k);
+    expected = 2e-6 + (3 * 3 + 6 * 3) * 1e-9;
+    CHECK(k == 3 && fabs(t - expected) < 1e-15, "cost p=10 k=3 b=3: k %d t %.9g, expected %.9g", k,
+          t, expected);
+    /* a k above p - 1 is the one-round algorithm */
+    k = 50;
+    t = model(4, 8, &plain, &k);
+    expected = 1e-6 + 3 * 8e-9;
+    CHECK(k == 50 && fabs(t - expected) < 1e-15, "cost p=4 k=50 b=8: k %d t %.9g, expected %.9g", k,
+          t, expected);
+    /* free ports and costly start-ups: as many ports as rounds can use */
+    for (int p = 2; p <= 17; p++) {
+        k = 0;
+        t = model(p, 8, &ports, &k);
+        CHECK(k == p - 1 && fabs(t - 1e-3 - 8e-12) < 1e-15,
+              "cost, beta dominant, free ports, p=%d: chose k=%d t=%g, expected k=p-1", p, k, t);
+    }
+    /* nothing given: k completed */
+    k = 0;
+    t = model(64, 1 << 16, &plain, &k);
+    CHECK(k >= 1 && k <= 16 && isfinite(t), "cost p=64 defaults: k=%d t=%g", k, t);
+    /* copies: the own block and one area of the last round (p = 2: 1 + 1 bytes) */
+    k = 1;
+    t = model(2, 1, &copies, &k);
+    CHECK(t == 2.0, "copies p=2 b=1: %g, expected 2", t);
+}
+
+int main(void)
+{
+    check_golden();
+    check_plans();
+    check_schedules();
+    check_cost();
+    free(pool.have);
+    free(pool.arriving);
+    free(pool.touched);
+    free(pool.sent);
+    printf("test_sched_circulant: %d checks, %d failed\n", checks, failures);
+    return failures != 0;
+}
