@@ -31,7 +31,7 @@ LDLIBS = -lhwloc -lpthread -lm
 
 LIB_SRC := $(wildcard shim/*.c algos/*.c algos/sched/*.c tuning/*.c)
 LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
-HEADERS := $(wildcard shim/*.h algos/*.h algos/sched/*.h tuning/*.h)
+HEADERS := $(wildcard shim/*.h algos/*.h algos/sched/*.h tuning/*.h tuning/tools/*.h)
 TOOLS := $(patsubst tuning/tools/%.c,$(BUILD)/%,$(wildcard tuning/tools/xchg-*.c))
 UNIT := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/test_*.c))
 MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c)) \

@@ -30,6 +30,7 @@ static int ctx_keyval = MPI_KEYVAL_INVALID;
 static int world_size;
 static int *world_node;    /* [world_size]: node (numbered by lowest world rank) */
 static int world_oversubscribed; /* ranks on this node exceed its processing units */
+static int world_node_pus;       /* processing units of all ranks on this node */
 static int world_ready;
 
 static void ctx_free(xchg_ctx_t *ctx)
@@ -74,11 +75,11 @@ static void my_cpuset(unsigned long words[XCHG_CPUSET_WORDS])
     hwloc_topology_destroy(topo);
 }
 
-/* Is the node of node_comm running more ranks than the union of their cpusets has PUs? */
-static int node_oversubscribed(MPI_Comm node_comm)
+/* Processing units in the union of the cpusets of node_comm's ranks (0 if unknown). */
+static int node_pus(MPI_Comm node_comm)
 {
     unsigned long mine[XCHG_CPUSET_WORDS], *all;
-    int nlocal, pus = 0, over = 0;
+    int nlocal, pus = 0;
 
     PMPI_Comm_size(node_comm, &nlocal);
     my_cpuset(mine);
@@ -93,14 +94,13 @@ static int node_oversubscribed(MPI_Comm node_comm)
                 u |= all[(size_t)i * XCHG_CPUSET_WORDS + w];
             pus += __builtin_popcountl(u);
         }
-        over = pus > 0 && nlocal > pus;
     }
     free(all);
-    return over;
+    return pus;
 }
 
 /* Node of every rank of comm, nodes numbered by their lowest rank in comm (collective). */
-static int measure_layout(MPI_Comm comm, int size, int *node_of, int *over)
+static int measure_layout(MPI_Comm comm, int size, int *node_of, int *pus, int *over)
 {
     MPI_Comm node_comm;
     int rc, lowest, leader;
@@ -118,7 +118,12 @@ static int measure_layout(MPI_Comm comm, int size, int *node_of, int *over)
         PMPI_Group_free(&g);
         PMPI_Group_free(&cg);
     }
-    *over = node_oversubscribed(node_comm);
+    {
+        int nlocal;
+        PMPI_Comm_size(node_comm, &nlocal);
+        *pus = node_pus(node_comm);
+        *over = *pus > 0 && nlocal > *pus;
+    }
     PMPI_Comm_free(&node_comm);
     rc = PMPI_Allgather(&lowest, 1, MPI_INT, node_of, 1, MPI_INT, comm);
     if (rc != MPI_SUCCESS)
@@ -142,7 +147,8 @@ void xchg_ctx_world_init(void)
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
     world_node = malloc((size_t)world_size * sizeof *world_node);
     if (world_node &&
-        measure_layout(MPI_COMM_WORLD, world_size, world_node, &world_oversubscribed) ==
+        measure_layout(MPI_COMM_WORLD, world_size, world_node, &world_node_pus,
+                       &world_oversubscribed) ==
             MPI_SUCCESS)
         world_ready = 1;
 }
@@ -187,8 +193,9 @@ static int ctx_layout(xchg_ctx_t *ctx, MPI_Comm comm, int *over)
         for (int i = 0, next = 0; i < ctx->size; i++)
             ctx->node_of[i] = ranks[i] == i ? next++ : ctx->node_of[ranks[i]];
         *over = world_oversubscribed;
+        ctx->node_pus = world_node_pus;
     } else {
-        rc = measure_layout(comm, ctx->size, ctx->node_of, over);
+        rc = measure_layout(comm, ctx->size, ctx->node_of, &ctx->node_pus, over);
         if (rc != MPI_SUCCESS)
             goto out;
     }

@@ -1,0 +1,498 @@
+/*
+ * test_table.c: the tuning-table parser, lookup and writer (tuning/table.c), without MPI.
+ * Valid files, every kind of bad line (each reported once with its line number and skipped),
+ * the version line, edge ranges, the first-bad-line return value, first-match lookup, and a
+ * writer -> parser round trip. Only the baseline algorithms (native, pairwise, ring) are
+ * named, so the test does not depend on which other algorithms are registered.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../tuning/table.h"
+#include "../../tuning/table_write.h"
+
+static int checks, failures;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+        }                                                                                          \
+    } while (0)
+
+/* Reports collected from the parser. */
+#define MAX_REPORTS 16
+typedef struct reports {
+    int n;
+    int line[MAX_REPORTS];
+    char message[MAX_REPORTS][512];
+} reports_t;
+
+static void collect(void *arg, int line, const char *message)
+{
+    reports_t *r = arg;
+    if (r->n < MAX_REPORTS) {
+        r->line[r->n] = line;
+        snprintf(r->message[r->n], sizeof r->message[0], "%s", message);
+    }
+    r->n++;
+}
+
+static int parse(const char *text, xchg_table_t *table, reports_t *reports)
+{
+    memset(table, 0, sizeof *table);
+    memset(reports, 0, sizeof *reports);
+    return xchg_table_parse(text, table, collect, reports);
+}
+
+static int algo(int coll, const char *name)
+{
+    int index = xchg_algo_find(coll, name);
+    if (index < 0) {
+        printf("test_table: the registry has no %s for %s\n", name, xchg_coll_name(coll));
+        exit(2);
+    }
+    return index;
+}
+
+static void check_rule(const xchg_table_t *table, int i, int coll, int pmin, int pmax, size_t bmin,
+                       size_t bmax, int algo_index, int nports, int line)
+{
+    const xchg_rule_t *r;
+    CHECK(i < table->nrules, "rule %d exists (nrules %d)", i, table->nrules);
+    if (i >= table->nrules)
+        return;
+    r = &table->rules[i];
+    CHECK(r->coll == coll && r->pmin == pmin && r->pmax == pmax && r->bmin == bmin &&
+              r->bmax == bmax && r->algo == algo_index && r->params.nports == nports &&
+              r->params.radix == 0 && r->params.inner == 0 && r->line == line,
+          "rule %d: expected coll %d procs %d-%d bytes %zu-%zu algo %d k=%d line %d, got coll %d "
+          "procs %d-%d bytes %zu-%zu algo %d k=%d r=%d inner=%d line %d",
+          i, coll, pmin, pmax, bmin, bmax, algo_index, nports, line, r->coll, r->pmin, r->pmax,
+          r->bmin, r->bmax, r->algo, r->params.nports, r->params.radix, r->params.inner, r->line);
+}
+
+static void test_valid(void)
+{
+    static const char text[] = "# a tuning table\n"
+                               "\n"
+                               "xchg-tuning 1   # version\n"
+                               "# written by hand\n"
+                               "machine beta=2.5e-06 tau=1e-10 rho=5.5e-11 port_share=0.75\n"
+                               "alltoall   2-3   0-511    pairwise:k=2\n"
+                               "alltoall\t4-*\t512-64K\tnative   # tabs and a trailing comment\n"
+                               "allgather  *     *        ring\n"
+                               "alltoallv  8     1k-2M    pairwise:k=1\r\n"
+                               "alltoallv  9-16  1G-*     native\n"
+                               "   \n"
+                               "alltoall   5     7        pairwise";
+    xchg_table_t table;
+    reports_t reports;
+    int rc = parse(text, &table, &reports);
+
+    CHECK(rc == 0, "valid file: return value, expected 0, got %d", rc);
+    CHECK(reports.n == 0, "valid file: expected no reports, got %d (first: line %d %s)", reports.n,
+          reports.line[0], reports.message[0]);
+    CHECK(table.nrules == 6, "valid file: expected 6 rules, got %d", table.nrules);
+    CHECK(table.has_machine == 1, "valid file: has_machine expected 1, got %d", table.has_machine);
+    CHECK(table.machine.beta == 2.5e-06 && table.machine.tau == 1e-10 &&
+              table.machine.rho == 5.5e-11 && table.machine.port_share == 0.75,
+          "machine line: expected 2.5e-06 1e-10 5.5e-11 0.75, got %g %g %g %g", table.machine.beta,
+          table.machine.tau, table.machine.rho, table.machine.port_share);
+    check_rule(&table, 0, XCHG_ALLTOALL, 2, 3, 0, 511, algo(XCHG_ALLTOALL, "pairwise"), 2, 6);
+    check_rule(&table, 1, XCHG_ALLTOALL, 4, INT_MAX, 512, 65536, algo(XCHG_ALLTOALL, "native"), 0,
+               7);
+    check_rule(&table, 2, XCHG_ALLGATHER, 1, INT_MAX, 0, SIZE_MAX, algo(XCHG_ALLGATHER, "ring"), 0,
+               8);
+    check_rule(&table, 3, XCHG_ALLTOALLV, 8, 8, 1024, 2u << 20, algo(XCHG_ALLTOALLV, "pairwise"), 1,
+               9);
+    check_rule(&table, 4, XCHG_ALLTOALLV, 9, 16, (size_t)1 << 30, SIZE_MAX,
+               algo(XCHG_ALLTOALLV, "native"), 0, 10);
+    check_rule(&table, 5, XCHG_ALLTOALL, 5, 5, 7, 7, algo(XCHG_ALLTOALL, "pairwise"), 0, 12);
+    xchg_table_free(&table);
+    CHECK(table.nrules == 0 && table.rules == NULL && table.has_machine == 0,
+          "free: expected an empty table, got nrules %d rules %p has_machine %d", table.nrules,
+          (void *)table.rules, table.has_machine);
+
+    /* a table without a machine line, and an empty one */
+    rc = parse("xchg-tuning 1\nallgather 2 0 ring\n", &table, &reports);
+    CHECK(rc == 0 && reports.n == 0 && table.nrules == 1 && table.has_machine == 0,
+          "no machine line: expected rc 0, 0 reports, 1 rule, has_machine 0; got %d %d %d %d", rc,
+          reports.n, table.nrules, table.has_machine);
+    xchg_table_free(&table);
+    rc = parse("xchg-tuning 1\n", &table, &reports);
+    CHECK(rc == 0 && reports.n == 0 && table.nrules == 0,
+          "version line only: expected rc 0, 0 reports, 0 rules; got %d %d %d", rc, reports.n,
+          table.nrules);
+    xchg_table_free(&table);
+    rc = parse("", &table, &reports);
+    CHECK(rc == 0 && reports.n == 0 && table.nrules == 0,
+          "empty text: expected rc 0, 0 reports, 0 rules; got %d %d %d", rc, reports.n,
+          table.nrules);
+    xchg_table_free(&table);
+}
+
+/* One bad line after the version line: reported once at line 2 with a message containing
+ * want, skipped; the good rule on line 3 is still read. */
+static void check_bad_line(const char *bad, const char *want)
+{
+    char text[512];
+    xchg_table_t table;
+    reports_t reports;
+    int rc;
+
+    snprintf(text, sizeof text, "xchg-tuning 1\n%s\nallgather 2 0 ring\n", bad);
+    rc = parse(text, &table, &reports);
+    CHECK(rc == 2, "bad line '%s': return value, expected 2, got %d", bad, rc);
+    CHECK(reports.n == 1 && reports.line[0] == 2,
+          "bad line '%s': expected one report for line 2, got %d reports (first line %d)", bad,
+          reports.n, reports.line[0]);
+    CHECK(reports.n >= 1 && strstr(reports.message[0], want) != NULL &&
+              strstr(reports.message[0], "skipped") != NULL,
+          "bad line '%s': expected a message with '%s' and 'skipped', got '%s'", bad, want,
+          reports.message[0]);
+    CHECK(table.nrules == 1 && table.rules[0].line == 3,
+          "bad line '%s': expected only the good rule of line 3, got %d rules", bad, table.nrules);
+    CHECK(table.has_machine == 0, "bad line '%s': has_machine expected 0, got %d", bad,
+          table.has_machine);
+    xchg_table_free(&table);
+}
+
+static void test_bad_lines(void)
+{
+    /* collectives and garbage */
+    check_bad_line("alltoal 2 0 pairwise", "unknown collective 'alltoal'");
+    check_bad_line("ALLTOALL 2 0 pairwise", "unknown collective 'ALLTOALL'");
+    check_bad_line("@@@ !! ???", "unknown collective '@@@'");
+    check_bad_line("alltoall", "too few fields");
+    check_bad_line("alltoall 2 0", "too few fields");
+    check_bad_line("alltoall 2 0 pairwise extra", "too many fields");
+    check_bad_line("alltoall 2 0 pairwise a b c d e f g h i j", "too many fields");
+    /* communicator-size ranges */
+    check_bad_line("alltoall 2-x 0 pairwise", "bad communicator-size range '2-x'");
+    check_bad_line("alltoall two 0 pairwise", "bad communicator-size range 'two'");
+    check_bad_line("alltoall 2- 0 pairwise", "bad communicator-size range '2-'");
+    check_bad_line("alltoall -4 0 pairwise", "bad communicator-size range '-4'");
+    check_bad_line("alltoall *-4 0 pairwise", "bad communicator-size range '*-4'");
+    check_bad_line("alltoall 2-4-8 0 pairwise", "bad communicator-size range '2-4-8'");
+    check_bad_line("alltoall 4K 0 pairwise", "bad communicator-size range '4K'");
+    check_bad_line("alltoall +2 0 pairwise", "bad communicator-size range '+2'");
+    check_bad_line("alltoall 0-4 0 pairwise", "sizes start at 1");
+    check_bad_line("alltoall 0 0 pairwise", "sizes start at 1");
+    check_bad_line("alltoall 2-99999999999 0 pairwise", "numbers go up to");
+    check_bad_line("alltoall 8-4 0 pairwise", "communicator-size range '8-4' is reversed");
+    /* byte ranges */
+    check_bad_line("alltoall 2 1Q pairwise", "bad byte range '1Q'");
+    check_bad_line("alltoall 2 1KB pairwise", "bad byte range '1KB'");
+    check_bad_line("alltoall 2 K pairwise", "bad byte range 'K'");
+    check_bad_line("alltoall 2 1.5K pairwise", "bad byte range '1.5K'");
+    check_bad_line("alltoall 2 0x10 pairwise", "bad byte range '0x10'");
+    check_bad_line("alltoall 2 99999999999999999999 pairwise", "bad byte range");
+    check_bad_line("alltoall 2 99999999999999999G pairwise", "bad byte range");
+    check_bad_line("alltoall 2 4K-1K pairwise", "byte range '4K-1K' is reversed (4096 > 1024)");
+    check_bad_line("alltoall 2 1-0 pairwise", "byte range '1-0' is reversed");
+    /* algorithms and parameters */
+    check_bad_line("alltoall 2 0 bogus", "unknown algorithm 'bogus' for alltoall");
+    check_bad_line("alltoall 2 0 bogus:r=2", "unknown algorithm 'bogus' for alltoall");
+    check_bad_line("allgather 2 0 pairwise", "unknown algorithm 'pairwise' for allgather");
+    check_bad_line("alltoall 2 0 3", "unknown algorithm '3'");
+    check_bad_line("alltoall 2 0 auto", "unknown algorithm 'auto'");
+    check_bad_line("allgather 2 0 ring:k=2", "unknown key 'k'");
+    check_bad_line("alltoall 2 0 native:k=2", "unknown key 'k'");
+    check_bad_line("alltoall 2 0 pairwise:k=0", "k=0");
+    check_bad_line("alltoall 2 0 pairwise:k=two", "k=two");
+    check_bad_line("alltoall 2 0 pairwise:k", "not KEY=VALUE");
+    /* the machine line */
+    check_bad_line("machine beta=1e-6 tau=1e-10 rho=1e-10", "lacks port_share=");
+    check_bad_line("machine", "lacks beta=");
+    check_bad_line("machine beta=x tau=1e-10 rho=1e-10 port_share=1", "bad value beta=x");
+    check_bad_line("machine beta=1e-6 tau=-1 rho=1e-10 port_share=1", "bad value tau=-1");
+    check_bad_line("machine beta=1e-6 tau=1e-10 rho=nan port_share=1", "bad value rho=nan");
+    check_bad_line("machine beta=1e-6 tau=1e-10 rho=1e-10 port_share=", "bad value port_share=");
+    check_bad_line("machine beta=1e-6 tau=1e-10 rho=1e-10 gamma=1", "'gamma' is not one of");
+    check_bad_line("machine beta=1e-6 beta=1e-6 rho=1e-10 port_share=1", "gives beta twice");
+    check_bad_line("machine beta=1 tau=1 rho=1 port_share=1 host=x", "too many fields");
+    check_bad_line("xchg-tuning 1", "second version line");
+}
+
+static void test_version(void)
+{
+    xchg_table_t table;
+    reports_t reports;
+    int rc;
+
+    rc = parse("alltoall 2 0 pairwise\nallgather 2 0 ring\n", &table, &reports);
+    CHECK(rc == 1 && reports.n == 1 && reports.line[0] == 1 &&
+              strstr(reports.message[0], "missing version line") &&
+              strstr(reports.message[0], "file ignored") && table.nrules == 0,
+          "missing version: expected rc 1, one report at line 1 'missing version line ... file "
+          "ignored', 0 rules; got rc %d, %d reports, line %d '%s', %d rules",
+          rc, reports.n, reports.line[0], reports.message[0], table.nrules);
+    xchg_table_free(&table);
+
+    rc = parse("# comment\n\nmachine beta=1 tau=1 rho=1 port_share=1\n", &table, &reports);
+    CHECK(rc == 3 && reports.n == 1 && reports.line[0] == 3 && table.has_machine == 0,
+          "machine before version: expected rc 3, one report at line 3, no machine; got rc %d, "
+          "%d reports, line %d, has_machine %d",
+          rc, reports.n, reports.line[0], table.has_machine);
+    xchg_table_free(&table);
+
+    rc = parse("xchg-tuning 2\nallgather 2 0 ring\n", &table, &reports);
+    CHECK(rc == 1 && reports.n == 1 &&
+              strstr(reports.message[0], "unsupported table version '2'") && table.nrules == 0,
+          "version 2: expected rc 1, one report 'unsupported table version '2'', 0 rules; got rc "
+          "%d, %d reports '%s', %d rules",
+          rc, reports.n, reports.message[0], table.nrules);
+    xchg_table_free(&table);
+
+    rc = parse("xchg-tuning\nallgather 2 0 ring\n", &table, &reports);
+    CHECK(rc == 1 && reports.n == 1 && strstr(reports.message[0], "unsupported table version") &&
+              table.nrules == 0,
+          "version without number: expected rc 1, one report, 0 rules; got rc %d, %d reports "
+          "'%s', %d rules",
+          rc, reports.n, reports.message[0], table.nrules);
+    xchg_table_free(&table);
+
+    rc = parse("xchg-tuning 1 extra\nallgather 2 0 ring\n", &table, &reports);
+    CHECK(rc == 1 && reports.n == 1 && table.nrules == 0,
+          "version line with an extra field: expected rc 1, one report, 0 rules; got rc %d, %d "
+          "reports, %d rules",
+          rc, reports.n, table.nrules);
+    xchg_table_free(&table);
+
+    rc = parse("# first a comment\n   \n\txchg-tuning 1 # the version\nallgather 2 0 ring\n",
+               &table, &reports);
+    CHECK(rc == 0 && reports.n == 0 && table.nrules == 1 && table.rules[0].line == 4,
+          "comments before the version line: expected rc 0, no report, 1 rule from line 4; got "
+          "rc %d, %d reports, %d rules",
+          rc, reports.n, table.nrules);
+    xchg_table_free(&table);
+}
+
+static void test_first_bad_line(void)
+{
+    static const char text[] = "xchg-tuning 1\n"                                        /* 1 */
+                               "alltoall 2 0 pairwise\n"                                /* 2 */
+                               "# comment\n"                                            /* 3 */
+                               "alltoall 3 0 nosuch\n"                                  /* 4 bad */
+                               "alltoall 4 0 pairwise\n"                                /* 5 */
+                               "machine beta=1e-6 tau=2e-10 rho=1e-10\n"                /* 6 bad */
+                               "allgather 9-2 0 ring\n"                                 /* 7 bad */
+                               "machine beta=1e-6 tau=2e-10 rho=1e-10 port_share=0.5\n" /* 8 */
+                               "machine beta=2e-6 tau=2e-10 rho=1e-10 port_share=0.5\n" /* 9 bad */
+                               "allgather 2 0 ring\n";                                  /* 10 */
+    xchg_table_t table;
+    reports_t reports;
+    int rc = parse(text, &table, &reports);
+
+    CHECK(rc == 4, "first bad line: expected 4, got %d", rc);
+    CHECK(reports.n == 4 && reports.line[0] == 4 && reports.line[1] == 6 && reports.line[2] == 7 &&
+              reports.line[3] == 9,
+          "reports: expected lines 4, 6, 7, 9, got %d reports: %d %d %d %d", reports.n,
+          reports.line[0], reports.line[1], reports.line[2], reports.line[3]);
+    CHECK(reports.n == 4 && strstr(reports.message[3], "line 8 is used"),
+          "second machine line: expected 'line 8 is used', got '%s'", reports.message[3]);
+    CHECK(table.nrules == 3 && table.rules[0].line == 2 && table.rules[1].line == 5 &&
+              table.rules[2].line == 10,
+          "good rules: expected lines 2, 5, 10, got %d rules", table.nrules);
+    CHECK(table.has_machine && table.machine.beta == 1e-6 && table.machine.port_share == 0.5,
+          "machine from line 8: expected beta 1e-6 port_share 0.5, got has %d %g %g",
+          table.has_machine, table.machine.beta, table.machine.port_share);
+    xchg_table_free(&table);
+
+    /* a NULL report function is allowed */
+    memset(&table, 0, sizeof table);
+    rc = xchg_table_parse(text, &table, NULL, NULL);
+    CHECK(rc == 4 && table.nrules == 3, "NULL report: expected rc 4 and 3 rules, got %d %d", rc,
+          table.nrules);
+    xchg_table_free(&table);
+}
+
+static void expect_lookup(const xchg_table_t *table, int coll, int p, size_t key, int want_line)
+{
+    const xchg_rule_t *rule = xchg_table_lookup(table, coll, p, key);
+    int got = rule ? rule->line : 0;
+    CHECK(got == want_line, "lookup(%s, p=%d, key=%zu): expected the rule of line %d, got %d",
+          xchg_coll_name(coll), p, key, want_line, got);
+}
+
+static void test_ranges_and_lookup(void)
+{
+    static const char text[] = "xchg-tuning 1\n"
+                               "alltoall  2      0        pairwise\n"     /* 2: key 0 only */
+                               "alltoall  2      512-1K   native\n"       /* 3: bucket edges */
+                               "alltoall  2      4M-*     pairwise:k=1\n" /* 4 */
+                               "alltoall  2-4    *        native\n"       /* 5: covers 2..4 */
+                               "alltoall  *      1-1      pairwise\n"     /* 6: all sizes */
+                               "allgather 3-*    0-*      ring\n"         /* 7 */
+                               "alltoallv 1      *        pairwise\n";    /* 8 */
+    xchg_table_t table;
+    reports_t reports;
+    int rc = parse(text, &table, &reports);
+    CHECK(rc == 0 && table.nrules == 7, "ranges table: expected rc 0 and 7 rules, got %d %d", rc,
+          table.nrules);
+
+    expect_lookup(&table, XCHG_ALLTOALL, 2, 0, 2);
+    expect_lookup(&table, XCHG_ALLTOALL, 2, 1, 5); /* rule 5 comes before rule 6 */
+    expect_lookup(&table, XCHG_ALLTOALL, 2, 511, 5);
+    expect_lookup(&table, XCHG_ALLTOALL, 2, 512, 3);
+    expect_lookup(&table, XCHG_ALLTOALL, 2, 1024, 3);
+    expect_lookup(&table, XCHG_ALLTOALL, 2, 1025, 5);
+    expect_lookup(&table, XCHG_ALLTOALL, 2, (4u << 20) - 1, 5);
+    expect_lookup(&table, XCHG_ALLTOALL, 2, 4u << 20, 4);
+    expect_lookup(&table, XCHG_ALLTOALL, 2, SIZE_MAX, 4);
+    expect_lookup(&table, XCHG_ALLTOALL, 3, 0, 5);
+    expect_lookup(&table, XCHG_ALLTOALL, 4, SIZE_MAX, 5);
+    expect_lookup(&table, XCHG_ALLTOALL, 5, 1, 6);
+    expect_lookup(&table, XCHG_ALLTOALL, 1, 1, 6);
+    expect_lookup(&table, XCHG_ALLTOALL, INT_MAX, 1, 6);
+    expect_lookup(&table, XCHG_ALLTOALL, 5, 0, 0);
+    expect_lookup(&table, XCHG_ALLTOALL, 5, 2, 0);
+    expect_lookup(&table, XCHG_ALLTOALL, 1, 0, 0);
+    expect_lookup(&table, XCHG_ALLGATHER, 2, 0, 0);
+    expect_lookup(&table, XCHG_ALLGATHER, 3, 0, 7);
+    expect_lookup(&table, XCHG_ALLGATHER, INT_MAX, SIZE_MAX, 7);
+    expect_lookup(&table, XCHG_ALLTOALLV, 1, 12345, 8);
+    expect_lookup(&table, XCHG_ALLTOALLV, 2, 12345, 0);
+    xchg_table_free(&table);
+
+    /* an empty table decides nothing */
+    memset(&table, 0, sizeof table);
+    expect_lookup(&table, XCHG_ALLTOALL, 2, 0, 0);
+
+    /* suffixes: K, M, G, lower case too */
+    rc =
+        parse("xchg-tuning 1\nalltoall 2 1k-3G pairwise\nalltoall 2 2m native\n", &table, &reports);
+    CHECK(rc == 0 && table.nrules == 2 && table.rules[0].bmin == 1024 &&
+              table.rules[0].bmax == ((size_t)3 << 30) && table.rules[1].bmin == (2u << 20) &&
+              table.rules[1].bmax == (2u << 20),
+          "suffixes: expected 1024-3G and 2M-2M, got rc %d, %d rules", rc, table.nrules);
+    xchg_table_free(&table);
+}
+
+/* Write a table, parse it back, compare; then write the parsed one and compare the text. */
+static void test_round_trip(void)
+{
+    xchg_table_t table, back;
+    reports_t reports;
+    xchg_rule_t rules[5];
+    char *text = NULL, *text2 = NULL;
+    size_t len = 0, len2 = 0;
+    FILE *out;
+    int rc;
+
+    memset(&table, 0, sizeof table);
+    memset(rules, 0, sizeof rules);
+    rules[0] = (xchg_rule_t){XCHG_ALLTOALL, 2, 3, 0, 0, algo(XCHG_ALLTOALL, "pairwise"), {0}, 0};
+    rules[0].params.nports = 3;
+    rules[1] = (xchg_rule_t){XCHG_ALLTOALL, 2, 3, 1, 1023, algo(XCHG_ALLTOALL, "native"), {0}, 0};
+    rules[2] = (xchg_rule_t){
+        XCHG_ALLTOALL, 4, INT_MAX, 1024, SIZE_MAX, algo(XCHG_ALLTOALL, "pairwise"), {0}, 0};
+    rules[3] = (xchg_rule_t){
+        XCHG_ALLGATHER, 1, INT_MAX, 0, SIZE_MAX, algo(XCHG_ALLGATHER, "ring"), {0}, 0};
+    rules[4] = (xchg_rule_t){
+        XCHG_ALLTOALLV, 16, 16, 3 << 20, (4 << 20) - 1, algo(XCHG_ALLTOALLV, "pairwise"), {0}, 0};
+    rules[4].params.nports = 1;
+    table.nrules = 5;
+    table.rules = rules;
+    table.has_machine = 1;
+    table.machine = (xchg_machine_t){2.1e-06, 1.0 / 3.0 * 1e-9, 1.1e-10, 0.8};
+
+    out = open_memstream(&text, &len);
+    rc = xchg_table_write(out, &table, "written by test_table\nsecond comment line");
+    fclose(out);
+    CHECK(rc == 0, "write: expected 0, got %d", rc);
+    CHECK(strncmp(text, "xchg-tuning 1\n# written by test_table\n# second comment line\n", 60) == 0,
+          "write: expected the version line and two comment lines first, got '%.80s'", text);
+    CHECK(strstr(text, "machine beta=2.1e-06 tau=") != NULL,
+          "write: expected 'machine beta=2.1e-06 tau=' in the text, got '%s'", text);
+    CHECK(strstr(text, "\nalltoall     2-3     1-1023        native\n") != NULL &&
+              strstr(text, "\nalltoall     4-*     1K-*          pairwise\n") != NULL &&
+              strstr(text, "\nallgather    *       *             ring\n") != NULL &&
+              strstr(text, "\nalltoallv    16      3M-4194303    pairwise:k=1\n") != NULL &&
+              strstr(text, "\nalltoall     2-3     0             pairwise:k=3\n") != NULL,
+          "write: rule lines not as expected:\n%s", text);
+
+    rc = parse(text, &back, &reports);
+    CHECK(rc == 0 && reports.n == 0, "round trip: expected rc 0 and no reports, got %d, %d (%s)",
+          rc, reports.n, reports.message[0]);
+    CHECK(back.nrules == 5, "round trip: expected 5 rules, got %d", back.nrules);
+    for (int i = 0; i < back.nrules && i < 5; i++) {
+        const xchg_rule_t *a = &rules[i], *b = &back.rules[i];
+        CHECK(a->coll == b->coll && a->pmin == b->pmin && a->pmax == b->pmax &&
+                  a->bmin == b->bmin && a->bmax == b->bmax && a->algo == b->algo &&
+                  a->params.nports == b->params.nports && a->params.radix == b->params.radix &&
+                  a->params.inner == b->params.inner,
+              "round trip rule %d: expected %d %d-%d %zu-%zu algo %d k=%d, got %d %d-%d %zu-%zu "
+              "algo %d k=%d",
+              i, a->coll, a->pmin, a->pmax, a->bmin, a->bmax, a->algo, a->params.nports, b->coll,
+              b->pmin, b->pmax, b->bmin, b->bmax, b->algo, b->params.nports);
+    }
+    CHECK(back.has_machine && back.machine.beta == table.machine.beta &&
+              back.machine.tau == table.machine.tau && back.machine.rho == table.machine.rho &&
+              back.machine.port_share == table.machine.port_share,
+          "round trip machine: expected exactly %.17g %.17g %.17g %.17g, got %.17g %.17g %.17g "
+          "%.17g",
+          table.machine.beta, table.machine.tau, table.machine.rho, table.machine.port_share,
+          back.machine.beta, back.machine.tau, back.machine.rho, back.machine.port_share);
+
+    out = open_memstream(&text2, &len2);
+    xchg_table_write(out, &back, "written by test_table\nsecond comment line");
+    fclose(out);
+    CHECK(strcmp(text, text2) == 0, "write(parse(write(t))) differs from write(t):\n%s---\n%s",
+          text, text2);
+    xchg_table_free(&back);
+    free(text);
+    free(text2);
+}
+
+static void test_load(void)
+{
+    char path[] = "/tmp/test_table_XXXXXX";
+    xchg_table_t table;
+    reports_t reports;
+    int fd, rc;
+    static const char text[] = "xchg-tuning 1\nallgather 2 0 ring\nallgather 3 x ring\n";
+
+    memset(&table, 0, sizeof table);
+    rc = xchg_table_load("/nonexistent/xchg/table.txt", &table, collect, &reports);
+    CHECK(rc == -1 && table.nrules == 0,
+          "load of a missing file: expected -1 and 0 rules, got "
+          "%d %d",
+          rc, table.nrules);
+
+    fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp failed");
+    if (fd < 0)
+        return;
+    CHECK(write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1), "write to %s", path);
+    close(fd);
+    memset(&reports, 0, sizeof reports);
+    rc = xchg_table_load(path, &table, collect, &reports);
+    CHECK(rc == 3 && reports.n == 1 && reports.line[0] == 3 && table.nrules == 1,
+          "load: expected rc 3, one report at line 3, 1 rule; got %d, %d reports, %d rules", rc,
+          reports.n, table.nrules);
+    xchg_table_free(&table);
+    unlink(path);
+}
+
+int main(void)
+{
+    test_valid();
+    test_bad_lines();
+    test_version();
+    test_first_bad_line();
+    test_ranges_and_lookup();
+    test_round_trip();
+    test_load();
+    printf("test_table: %d checks, %d failed\n", checks, failures);
+    return failures ? 1 : 0;
+}

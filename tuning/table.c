@@ -1,0 +1,555 @@
+/*
+ * table.c: the tuning table: parse, look up, write. Pure C, no MPI calls.
+ *
+ * The format (version 1) is plain text, one item per line. '#' starts a comment that runs to
+ * the end of the line, anywhere; blank lines are ignored; fields are separated by blanks.
+ *
+ *     xchg-tuning 1
+ *     # written by xchg-tune on node17, 2025-01-31 12:00:00, 16 ranks on 1 node
+ *     machine beta=2.1e-06 tau=1e-10 rho=1.1e-10 port_share=0.8
+ *     # collective  procs  bytes      algorithm[:key=value,...]
+ *     alltoall      2-3    0-511      radix:r=2
+ *     alltoall      2-3    512-*      pairwise
+ *     alltoall      4-16   *          radix          # no parameters: the model picks r
+ *     allgather     *      0-64K      circulant
+ *     alltoallv     8      4K-*       twophase:inner=pairwise
+ *
+ *  - The first line that is not blank or a comment must be the version line `xchg-tuning 1`.
+ *    A file without it, or with another version, is reported once and ignored as a whole
+ *    (no rule of it is used): the meaning of its lines is unknown.
+ *  - `machine beta=B tau=T rho=R port_share=S`, at most once: the measured constants of the
+ *    linear model (seconds per message, seconds per byte on the wire, seconds per byte copied
+ *    locally, cost factor of k simultaneous messages; see tuning/cost.h). All four keys, in
+ *    any order, each a number >= 0 in C notation. The built-in cost models then use them for
+ *    every call that no rule decides.
+ *  - A rule: `COLLECTIVE PROCS BYTES ALGORITHM[:KEY=VALUE,...]`.
+ *      COLLECTIVE  alltoall, allgather or alltoallv.
+ *      PROCS       communicator sizes: `N`, `N-M` (inclusive), `N-*` (N and up) or `*` (all);
+ *                  sizes start at 1.
+ *      BYTES       size keys (shim/select.c, xchg_size_key: the block bytes of one rank pair
+ *                  for alltoall and allgather; for alltoallv the mean block of the busiest
+ *                  rank, ceil(max(h1, h2) / p)), same forms as PROCS, 0 allowed; numbers may
+ *                  end in K, M or G (times 2^10, 2^20, 2^30): `0-511`, `512-64K`, `4M-*`.
+ *      ALGORITHM   a name from the registry (algos/registry.c), never a number, optionally
+ *                  followed by the algorithm's parameters as in XCHG_ALLTOALL and friends:
+ *                  `radix:r=4`, `pairwise:k=2`, `native`. Parameters left out are chosen by
+ *                  the cost model at run time.
+ *  - Lookup: the first rule, in file order, whose collective matches and whose PROCS and
+ *    BYTES ranges hold the call's communicator size and size key decides. A call no rule
+ *    covers is decided by the built-in cost models (with the machine line's constants when
+ *    there is one). xchg-tune writes rules that never overlap.
+ *  - Errors: a malformed line (unknown collective, wrong number of fields, bad or reversed
+ *    range, unknown key or bad value in the parameters, a bad machine line) is reported with
+ *    its line number and skipped; a rule naming an algorithm the registry does not know is
+ *    reported the same way and skipped (a table written by a newer xchg still loads). The
+ *    parser returns the first bad line number, 0 when every line was good.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table.h"
+#include "table_write.h"
+
+#define TABLE_VERSION 1
+#define TABLE_MAX_FIELDS 8 /* more than any valid line has, to report "too many fields" */
+
+/* Parsing state shared by the line handlers. */
+typedef struct parse_state {
+    xchg_table_t *table;
+    xchg_table_report_fn *report;
+    void *arg;
+    int first_bad;    /* first bad line number, 0 so far none */
+    int machine_line; /* line of the accepted machine line, 0 so far none */
+    int rules_cap;
+} parse_state_t;
+
+static void report_line(parse_state_t *st, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void report_line(parse_state_t *st, int line, const char *fmt, ...)
+{
+    char message[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    if (st->first_bad == 0)
+        st->first_bad = line;
+    if (st->report)
+        st->report(st->arg, line, message);
+}
+
+/* An unsigned decimal number with an optional K/M/G suffix (allowed only when suffixes is
+ * set), the whole of [text, end). Returns 0, or -1 when it is not one or overflows. */
+static int parse_count(const char *text, const char *end, int suffixes, uint64_t *out)
+{
+    uint64_t value = 0, scale = 1;
+    const char *p = text;
+    if (p == end || !isdigit((unsigned char)*p))
+        return -1;
+    for (; p < end && isdigit((unsigned char)*p); p++) {
+        unsigned digit = (unsigned)(*p - '0');
+        if (value > (UINT64_MAX - digit) / 10)
+            return -1;
+        value = value * 10 + digit;
+    }
+    if (p < end && suffixes) {
+        switch (*p) {
+        case 'K':
+        case 'k':
+            scale = (uint64_t)1 << 10;
+            break;
+        case 'M':
+        case 'm':
+            scale = (uint64_t)1 << 20;
+            break;
+        case 'G':
+        case 'g':
+            scale = (uint64_t)1 << 30;
+            break;
+        default:
+            return -1;
+        }
+        p++;
+    }
+    if (p != end)
+        return -1;
+    if (value > UINT64_MAX / scale)
+        return -1;
+    *out = value * scale;
+    return 0;
+}
+
+/* "N", "N-M", "N-*" or "*" into [lo, hi] with min_value <= lo <= hi <= max_value; "*" as
+ * the upper end means max_value. Returns 0, or -1 with why filled. */
+static int parse_range(const char *text, int suffixes, uint64_t min_value, uint64_t max_value,
+                       uint64_t *lo, uint64_t *hi, char *why, size_t whylen)
+{
+    const char *what = suffixes ? "byte" : "communicator-size";
+    const char *forms =
+        suffixes ? "N, N-M, N-* or *, where N may end in K, M or G" : "N, N-M, N-* or *";
+    const char *dash = strchr(text, '-');
+    const char *end = text + strlen(text);
+
+    if (strcmp(text, "*") == 0) {
+        *lo = min_value;
+        *hi = max_value;
+        return 0;
+    }
+    if (parse_count(text, dash ? dash : end, suffixes, lo) != 0 ||
+        (dash && strcmp(dash + 1, "*") != 0 && parse_count(dash + 1, end, suffixes, hi) != 0)) {
+        snprintf(why, whylen, "bad %s range '%s' (expected %s)", what, text, forms);
+        return -1;
+    }
+    if (!dash)
+        *hi = *lo;
+    else if (strcmp(dash + 1, "*") == 0)
+        *hi = max_value;
+    if (*lo < min_value) {
+        snprintf(why, whylen, "bad %s range '%s' (sizes start at %llu)", what, text,
+                 (unsigned long long)min_value);
+        return -1;
+    }
+    if (*lo > max_value || *hi > max_value) {
+        snprintf(why, whylen, "bad %s range '%s' (numbers go up to %llu)", what, text,
+                 (unsigned long long)max_value);
+        return -1;
+    }
+    if (*lo > *hi) {
+        snprintf(why, whylen, "%s range '%s' is reversed (%llu > %llu)", what, text,
+                 (unsigned long long)*lo, (unsigned long long)*hi);
+        return -1;
+    }
+    return 0;
+}
+
+/* Split line (modified in place) into at most max fields; returns the number of fields, or
+ * max + 1 when there are more. */
+static int split_fields(char *line, char **fields, int max)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v')
+            p++;
+        if (*p == '\0')
+            return n;
+        if (n == max)
+            return max + 1;
+        fields[n++] = p;
+        while (*p && !(*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v'))
+            p++;
+        if (*p)
+            *p++ = '\0';
+    }
+}
+
+static void parse_machine(parse_state_t *st, int line, char **fields, int nfields)
+{
+    static const char *const keys[4] = {"beta", "tau", "rho", "port_share"};
+    double values[4];
+    int seen[4] = {0, 0, 0, 0};
+
+    if (st->machine_line) {
+        report_line(st, line, "second machine line (the one of line %d is used); line skipped",
+                    st->machine_line);
+        return;
+    }
+    if (nfields > 5) {
+        report_line(st, line,
+                    "machine line has too many fields (expected machine beta=B "
+                    "tau=T rho=R port_share=S); line skipped");
+        return;
+    }
+    for (int f = 1; f < nfields; f++) {
+        char *eq = strchr(fields[f], '=');
+        int key = -1;
+        char *end;
+        double value;
+        if (eq) {
+            *eq = '\0';
+            for (int k = 0; k < 4; k++)
+                if (strcmp(fields[f], keys[k]) == 0)
+                    key = k;
+        }
+        if (key < 0) {
+            report_line(st, line,
+                        "machine line: '%s' is not one of beta=, tau=, rho=, "
+                        "port_share=; line skipped",
+                        fields[f]);
+            return;
+        }
+        if (seen[key]) {
+            report_line(st, line, "machine line gives %s twice; line skipped", keys[key]);
+            return;
+        }
+        errno = 0;
+        value = strtod(eq + 1, &end);
+        if (eq[1] == '\0' || *end != '\0' || errno == ERANGE || !isfinite(value) || value < 0) {
+            report_line(st, line,
+                        "machine line: bad value %s=%s (expected a number >= 0); "
+                        "line skipped",
+                        keys[key], eq + 1);
+            return;
+        }
+        seen[key] = 1;
+        values[key] = value;
+    }
+    for (int k = 0; k < 4; k++)
+        if (!seen[k]) {
+            report_line(st, line,
+                        "machine line lacks %s= (it needs beta, tau, rho and "
+                        "port_share); line skipped",
+                        keys[k]);
+            return;
+        }
+    st->table->machine.beta = values[0];
+    st->table->machine.tau = values[1];
+    st->table->machine.rho = values[2];
+    st->table->machine.port_share = values[3];
+    st->table->has_machine = 1;
+    st->machine_line = line;
+}
+
+static int find_coll(const char *name)
+{
+    for (int c = 0; c < XCHG_NCOLLS; c++)
+        if (strcmp(name, xchg_coll_name(c)) == 0)
+            return c;
+    return -1;
+}
+
+static void parse_rule(parse_state_t *st, int line, char **fields, int nfields)
+{
+    xchg_rule_t rule;
+    uint64_t lo, hi;
+    char why[384];
+    const char *colon;
+    size_t name_len;
+    char name[128];
+
+    memset(&rule, 0, sizeof rule);
+    rule.line = line;
+    rule.coll = find_coll(fields[0]);
+    if (rule.coll < 0) {
+        report_line(st, line,
+                    "unknown collective '%s' (expected alltoall, allgather or "
+                    "alltoallv, or the keyword machine); line skipped",
+                    fields[0]);
+        return;
+    }
+    if (nfields != 4) {
+        report_line(st, line,
+                    "%s rule has %s fields (expected COLLECTIVE PROCS BYTES "
+                    "ALGORITHM[:KEY=VALUE,...]); line skipped",
+                    fields[0], nfields < 4 ? "too few" : "too many");
+        return;
+    }
+
+    /* communicator sizes and size keys */
+    if (parse_range(fields[1], 0, 1, INT_MAX, &lo, &hi, why, sizeof why) != 0) {
+        report_line(st, line, "%s; line skipped", why);
+        return;
+    }
+    rule.pmin = (int)lo;
+    rule.pmax = (int)hi;
+    if (parse_range(fields[2], 1, 0, SIZE_MAX, &lo, &hi, why, sizeof why) != 0) {
+        report_line(st, line, "%s; line skipped", why);
+        return;
+    }
+    rule.bmin = (size_t)lo;
+    rule.bmax = (size_t)hi;
+
+    /* algorithm: an unknown name is told apart from bad parameters of a known one */
+    colon = strchr(fields[3], ':');
+    name_len = colon ? (size_t)(colon - fields[3]) : strlen(fields[3]);
+    if (name_len >= sizeof name)
+        name_len = sizeof name - 1;
+    memcpy(name, fields[3], name_len);
+    name[name_len] = '\0';
+    if (xchg_algo_find(rule.coll, name) < 0) {
+        char names[256];
+        size_t used = 0;
+        names[0] = '\0';
+        for (int i = 0; i < xchg_nalgos && used < sizeof names; i++)
+            if (xchg_algos[i].coll == rule.coll)
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
+                                         used ? ", " : "", xchg_algos[i].name);
+        report_line(st, line, "unknown algorithm '%s' for %s (known: %s); rule skipped", name,
+                    fields[0], names);
+        return;
+    }
+    if (xchg_spec_parse(rule.coll, fields[3], &rule.algo, &rule.params, why, sizeof why) != 0) {
+        report_line(st, line, "bad parameters in '%s': %s; line skipped", fields[3], why);
+        return;
+    }
+
+    if (st->table->nrules == st->rules_cap) {
+        int cap = st->rules_cap ? 2 * st->rules_cap : 16;
+        xchg_rule_t *rules = realloc(st->table->rules, (size_t)cap * sizeof *rules);
+        if (!rules) {
+            report_line(st, line, "out of memory for %d rules; line skipped", cap);
+            return;
+        }
+        st->table->rules = rules;
+        st->rules_cap = cap;
+    }
+    st->table->rules[st->table->nrules++] = rule;
+}
+
+int xchg_table_parse(const char *text, xchg_table_t *table, xchg_table_report_fn *report, void *arg)
+{
+    parse_state_t st = {table, report, arg, 0, 0, table->nrules};
+    int version_seen = 0;
+    int line = 0;
+    const char *p = text;
+
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        char *buf = malloc(len + 1);
+        char *fields[TABLE_MAX_FIELDS];
+        char *hash;
+        int nfields;
+
+        line++;
+        if (!buf) {
+            report_line(&st, line, "out of memory reading the line; line skipped");
+            p += len + (eol ? 1 : 0);
+            continue;
+        }
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+        p += len + (eol ? 1 : 0);
+        hash = strchr(buf, '#');
+        if (hash)
+            *hash = '\0';
+        nfields = split_fields(buf, fields, TABLE_MAX_FIELDS);
+
+        if (nfields == 0) {
+            /* blank or comment */
+        } else if (!version_seen) {
+            /* the version line comes before anything else, or the file means nothing */
+            if (strcmp(fields[0], "xchg-tuning") != 0) {
+                report_line(&st, line,
+                            "missing version line: the first line must be "
+                            "'xchg-tuning %d'; file ignored",
+                            TABLE_VERSION);
+                free(buf);
+                return st.first_bad;
+            }
+            if (nfields != 2 || strcmp(fields[1], "1") != 0) {
+                report_line(&st, line,
+                            "unsupported table version '%s' (this xchg reads "
+                            "'xchg-tuning %d'); file ignored",
+                            nfields >= 2 ? fields[1] : "", TABLE_VERSION);
+                free(buf);
+                return st.first_bad;
+            }
+            version_seen = 1;
+        } else if (strcmp(fields[0], "xchg-tuning") == 0) {
+            report_line(&st, line, "second version line; line skipped");
+        } else if (strcmp(fields[0], "machine") == 0) {
+            parse_machine(&st, line, fields, nfields);
+        } else {
+            parse_rule(&st, line, fields, nfields);
+        }
+        free(buf);
+    }
+    return st.first_bad;
+}
+
+int xchg_table_load(const char *path, xchg_table_t *table, xchg_table_report_fn *report, void *arg)
+{
+    FILE *file = fopen(path, "rb");
+    char *text = NULL;
+    size_t used = 0, cap = 0;
+    int saved_errno, rc;
+
+    if (!file)
+        return -1;
+    for (;;) {
+        size_t got;
+        if (cap - used < 4096) {
+            size_t new_cap = cap ? 2 * cap : 65536;
+            char *grown = realloc(text, new_cap);
+            if (!grown) {
+                free(text);
+                fclose(file);
+                errno = ENOMEM;
+                return -1;
+            }
+            text = grown;
+            cap = new_cap;
+        }
+        got = fread(text + used, 1, cap - used - 1, file);
+        used += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(file)) {
+        saved_errno = errno ? errno : EIO;
+        free(text);
+        fclose(file);
+        errno = saved_errno;
+        return -1;
+    }
+    fclose(file);
+    text[used] = '\0';
+    rc = xchg_table_parse(text, table, report, arg);
+    free(text);
+    return rc;
+}
+
+const xchg_rule_t *xchg_table_lookup(const xchg_table_t *table, int coll, int comm_size,
+                                     size_t size_key)
+{
+    for (int i = 0; i < table->nrules; i++) {
+        const xchg_rule_t *rule = &table->rules[i];
+        if (rule->coll == coll && rule->pmin <= comm_size && comm_size <= rule->pmax &&
+            rule->bmin <= size_key && size_key <= rule->bmax)
+            return rule;
+    }
+    return NULL;
+}
+
+void xchg_table_free(xchg_table_t *table)
+{
+    free(table->rules);
+    memset(table, 0, sizeof *table);
+}
+
+/* A byte count with the largest exact K/M/G suffix. */
+static void format_count(size_t value, char *out, size_t outlen)
+{
+    static const char suffixes[] = "GMK";
+    for (int i = 0; i < 3; i++) {
+        size_t unit = (size_t)1 << (10 * (3 - i));
+        if (value >= unit && value % unit == 0) {
+            snprintf(out, outlen, "%zu%c", value / unit, suffixes[i]);
+            return;
+        }
+    }
+    snprintf(out, outlen, "%zu", value);
+}
+
+void xchg_table_format_bytes(size_t bmin, size_t bmax, char *out, size_t outlen)
+{
+    char lo[24], hi[24];
+    if (bmin == 0 && bmax == SIZE_MAX) {
+        snprintf(out, outlen, "*");
+        return;
+    }
+    format_count(bmin, lo, sizeof lo);
+    format_count(bmax, hi, sizeof hi);
+    if (bmax == SIZE_MAX)
+        snprintf(out, outlen, "%s-*", lo);
+    else if (bmin == bmax)
+        snprintf(out, outlen, "%s", lo);
+    else
+        snprintf(out, outlen, "%s-%s", lo, hi);
+}
+
+static void format_procs(int pmin, int pmax, char *out, size_t outlen)
+{
+    if (pmin <= 1 && pmax == INT_MAX)
+        snprintf(out, outlen, "*");
+    else if (pmax == INT_MAX)
+        snprintf(out, outlen, "%d-*", pmin);
+    else if (pmin == pmax)
+        snprintf(out, outlen, "%d", pmin);
+    else
+        snprintf(out, outlen, "%d-%d", pmin, pmax);
+}
+
+/* The shortest %g form that reads back as exactly the same double. */
+static void format_double(double value, char *out, size_t outlen)
+{
+    for (int precision = 6; precision <= 17; precision++) {
+        snprintf(out, outlen, "%.*g", precision, value);
+        if (strtod(out, NULL) == value)
+            return;
+    }
+}
+
+int xchg_table_write(FILE *out, const xchg_table_t *table, const char *comment)
+{
+    fprintf(out, "xchg-tuning %d\n", TABLE_VERSION);
+
+    /* the comment, one '#' line per line of it */
+    while (comment && *comment) {
+        size_t len = strcspn(comment, "\n");
+        fprintf(out, "# %.*s\n", (int)len, comment);
+        comment += len + (comment[len] == '\n');
+    }
+
+    if (table->has_machine) {
+        char beta[32], tau[32], rho[32], port_share[32];
+        format_double(table->machine.beta, beta, sizeof beta);
+        format_double(table->machine.tau, tau, sizeof tau);
+        format_double(table->machine.rho, rho, sizeof rho);
+        format_double(table->machine.port_share, port_share, sizeof port_share);
+        fprintf(out, "machine beta=%s tau=%s rho=%s port_share=%s\n", beta, tau, rho, port_share);
+    }
+
+    if (table->nrules > 0)
+        fprintf(out, "# %-10s %-7s %-13s %s\n", "collective", "procs", "bytes",
+                "algorithm[:key=value,...]");
+    for (int i = 0; i < table->nrules; i++) {
+        const xchg_rule_t *rule = &table->rules[i];
+        const xchg_algo_t *algo = &xchg_algos[rule->algo];
+        char procs[32], bytes[64], params[128];
+        format_procs(rule->pmin, rule->pmax, procs, sizeof procs);
+        xchg_table_format_bytes(rule->bmin, rule->bmax, bytes, sizeof bytes);
+        xchg_params_format(algo, &rule->params, params, sizeof params);
+        fprintf(out, "%-12s %-7s %-13s %s%s%s\n", xchg_coll_name(rule->coll), procs, bytes,
+                algo->name, params[0] ? ":" : "", params);
+    }
+    return ferror(out) || fflush(out) != 0 ? -1 : 0;
+}

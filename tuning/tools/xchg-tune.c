@@ -1,0 +1,1175 @@
+/*
+ * xchg-tune: measure this machine's constants of the linear model and write a tuning table.
+ *
+ *     mpiexec -n 16 build/xchg-tune -o tuning.txt [--verify] [--quick]
+ *     XCHG_TUNING=tuning.txt scripts/xchgrun -n 16 ./app
+ *
+ * Phases (the model is T = beta + m tau, Bruck et al., ../shared/papers/002_0c74752dd805d1e2.txt,
+ * Section 1.2; tuning/cost.h adds rho and port_share):
+ *  1. beta, tau: ping-pong between world rank 0 and one partner over message sizes 0 B to
+ *     4 MiB, every message through xchg_exchange (the round helper the algorithms use, with
+ *     its waiting policy). The one-way time of each size is half the median round trip; beta
+ *     and tau are the least-squares fit of T(m) = beta + m tau with every point weighted by
+ *     1/T(m)^2, so the fit minimises relative errors and small messages count as much as
+ *     large ones; the residual is reported as the root mean square relative error. The
+ *     partner is a rank on the same node, and when the job spans nodes a rank on another node
+ *     too; the table then uses the figures across nodes.
+ *  2. port_share: rank 0 exchanges m = 1 MiB with k = 1..4 partners at once (one round of
+ *     xchg_exchange); T_k = beta + m tau (1 + port_share (k - 1)) gives port_share by least
+ *     squares over k from (T_k - T_1) / (T_1 - beta) = port_share (k - 1). When the node has
+ *     fewer processing units than k + 1 busy ranks need (hwloc, as the shim counts them), the
+ *     k messages each way go to one partner instead, so that the figure measures the
+ *     messages in flight rather than processes waiting for a processor.
+ *  3. rho: seconds per byte of memcpy of 8 MiB on rank 0.
+ *  4. The table: for each collective, each communicator size of --sizes (default 2 .. the
+ *     job's size) and each block-size bucket (0 B and powers of two up to --max-bytes,
+ *     default 4 MiB; powers of four with --quick), every applicable registered algorithm is
+ *     priced by its cost model (xchg_algos[i].cost) with the parameters the model prefers and
+ *     a few variants (r = 2, ceil(sqrt(p)), p; k = 1, 2, 4; every inner alltoall), and the
+ *     cheapest wins. Bucket b covers block sizes from b up to the next bucket - 1 (the last
+ *     one: and above); size p covers p up to the next listed size - 1 (the largest: itself).
+ *     Equal neighbouring cells are merged into ranges, first over block sizes, then over
+ *     communicator sizes whose rows are equal.
+ *  5. --verify: every cell's model's best few candidates (--candidates, default 3) and native
+ *     are timed on the spot (forced in-process with xchg_force, so the tool's own
+ *     MPI_Alltoall etc. go through the shim; communicator of the cell's size split from the
+ *     world, the other ranks sleep) and the measured best is kept. The report says how often
+ *     the model's first choice was the measured best, the model's median relative error, and
+ *     the time the verification took against timing every candidate (estimated from the
+ *     measured time per candidate; --verify-all times them all).
+ *
+ * Native (the MPI library's own collective) has no cost model (tuning/cost_base.c): only a
+ * verified table can choose it. Every rank computes the same cells from the same broadcast
+ * constants, so the verification loop runs in step on all ranks; only rank 0 prints and
+ * writes.
+ */
+#define _GNU_SOURCE /* sched_getaffinity */
+#include <math.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../algos/xchg.h"
+#include "../../shim/shim.h"
+#include "../cost.h"
+#include "../table.h"
+#include "../table_write.h"
+#include "tool_common.h"
+
+#define MAX_SIZES 256
+#define MAX_BUCKETS 64
+#define MAX_CANDIDATES 64
+#define PINGPONG_MAX ((size_t)4 << 20)
+#define PORTS_MAX 4
+
+typedef struct options {
+    const char *out_path; /* NULL: stdout */
+    int sizes[MAX_SIZES];
+    int nsizes;
+    size_t max_bytes;
+    int verify, verify_all, quick, ncandidates, verbose;
+} options_t;
+
+typedef struct candidate {
+    int algo;
+    xchg_params_t params; /* completed by the cost model */
+    double predicted;     /* seconds, INFINITY for native */
+    double measured;      /* seconds (median), 0 when not timed */
+} candidate_t;
+
+typedef struct cell {
+    int algo;
+    xchg_params_t params;
+    double predicted;
+} cell_t;
+
+/* A growing array of values (one allocation failure drops the value: this is a report). */
+typedef struct series {
+    double *values;
+    int n, cap;
+} series_t;
+
+/* What --verify found, over all cells. */
+typedef struct verify_summary {
+    int cells, model_first_best, model_first_within10, native_best;
+    /* timed candidates that have a model: |predicted - measured| / measured, over all cells
+     * and over the cells whose ranks all had a processing unit; measured / predicted */
+    series_t errors, errors_fitting, ratios;
+    int pus;
+    double slowdown_log_sum; /* sum of log(model's first measured / best measured) */
+    int timed, all_candidates;
+    double seconds, estimated_all_seconds;
+} verify_summary_t;
+
+static int world_rank, world_size;
+static FILE *info; /* rank 0's report: stdout, or stderr when the table goes to stdout */
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: mpiexec -n N xchg-tune [options]\n"
+                 "  -o FILE           write the table to FILE (default: standard output)\n"
+                 "  --sizes 2,4,8     communicator sizes of the table (default: 2 .. N)\n"
+                 "  --max-bytes SIZE  largest block-size bucket (default 4M; K, M, G allowed)\n"
+                 "  --verify          time the model's best candidates and native in each cell\n"
+                 "                    and keep the measured best\n"
+                 "  --verify-all      like --verify, timing every candidate\n"
+                 "  --candidates N    candidates --verify times besides native (default 3)\n"
+                 "  --quick           fewer sizes and buckets, shorter measurements\n"
+                 "  -v                print every verified cell\n");
+}
+
+static int parse_sizes(const char *text, options_t *opt)
+{
+    const char *p = text;
+    opt->nsizes = 0;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || v > 1000000 || (*end && *end != ',') || opt->nsizes == MAX_SIZES)
+            return -1;
+        opt->sizes[opt->nsizes++] = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    return opt->nsizes > 0 ? 0 : -1;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    return *(const int *)a - *(const int *)b;
+}
+
+/* 0 on success, 1 for --help, -1 for a bad command line (message printed on rank 0). */
+static int parse_options(int argc, char **argv, options_t *opt)
+{
+    int have_sizes = 0;
+    memset(opt, 0, sizeof *opt);
+    opt->max_bytes = (size_t)4 << 20;
+    opt->ncandidates = 3;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-o") == 0 && value) {
+            opt->out_path = value;
+            i++;
+        } else if (strcmp(a, "--sizes") == 0 && value) {
+            if (parse_sizes(value, opt) != 0) {
+                if (world_rank == 0)
+                    fprintf(stderr, "xchg-tune: --sizes %s: expected a list like 2,4,8\n", value);
+                return -1;
+            }
+            have_sizes = 1;
+            i++;
+        } else if (strcmp(a, "--max-bytes") == 0 && value) {
+            if (tool_parse_bytes(value, &opt->max_bytes) != 0 ||
+                opt->max_bytes > ((size_t)1 << 30)) {
+                if (world_rank == 0)
+                    fprintf(stderr, "xchg-tune: --max-bytes %s: expected a size up to 1G\n", value);
+                return -1;
+            }
+            i++;
+        } else if (strcmp(a, "--candidates") == 0 && value) {
+            opt->ncandidates = atoi(value);
+            if (opt->ncandidates < 1 || opt->ncandidates > MAX_CANDIDATES) {
+                if (world_rank == 0)
+                    fprintf(stderr, "xchg-tune: --candidates %s: expected 1..%d\n", value,
+                            MAX_CANDIDATES);
+                return -1;
+            }
+            i++;
+        } else if (strcmp(a, "--verify") == 0) {
+            opt->verify = 1;
+        } else if (strcmp(a, "--verify-all") == 0) {
+            opt->verify = opt->verify_all = 1;
+        } else if (strcmp(a, "--quick") == 0) {
+            opt->quick = 1;
+        } else if (strcmp(a, "-v") == 0) {
+            opt->verbose = 1;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            if (world_rank == 0)
+                usage(stdout);
+            return 1;
+        } else {
+            if (world_rank == 0) {
+                fprintf(stderr, "xchg-tune: unknown or incomplete option '%s'\n", a);
+                usage(stderr);
+            }
+            return -1;
+        }
+    }
+    if (!have_sizes) {
+        /* every size up to the job's; --quick: the powers of two and the job's size */
+        for (int p = 2; p <= world_size && opt->nsizes < MAX_SIZES; p++)
+            if (!opt->quick || (p & (p - 1)) == 0 || p == world_size)
+                opt->sizes[opt->nsizes++] = p;
+    }
+    qsort(opt->sizes, (size_t)opt->nsizes, sizeof opt->sizes[0], cmp_int);
+    for (int i = 0; i < opt->nsizes; i++) {
+        if (opt->sizes[i] > world_size) {
+            if (world_rank == 0)
+                fprintf(stderr, "xchg-tune: size %d is larger than the job (%d ranks)\n",
+                        opt->sizes[i], world_size);
+            return -1;
+        }
+        if (i > 0 && opt->sizes[i] == opt->sizes[i - 1]) {
+            if (world_rank == 0)
+                fprintf(stderr, "xchg-tune: size %d is listed twice\n", opt->sizes[i]);
+            return -1;
+        }
+    }
+    if (opt->nsizes == 0) {
+        if (world_rank == 0)
+            fprintf(stderr, "xchg-tune: needs at least 2 ranks (mpiexec -n 2 or more)\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Phase 1: ping-pong and the fit                                                            */
+
+/* Ping-pong between world ranks a and b over sizes (collective over the world: the other
+ * ranks sleep). On a, oneway[i] is half the median round trip of sizes[i]. */
+static int pingpong(xchg_ctx_t *ctx, int a, int b, const size_t *sizes, int nsizes, double budget,
+                    char *buf, double *oneway)
+{
+    int rc = MPI_SUCCESS;
+    int me = ctx->rank;
+
+    if (me == a || me == b) {
+        int peer = me == a ? b : a;
+        double *round_trips = malloc(1000 * sizeof *round_trips);
+        if (!round_trips)
+            return MPI_ERR_NO_MEM;
+        /* settle first: the first messages between two ranks cost far more */
+        for (int w = 0; w < 200 && rc == MPI_SUCCESS; w++) {
+            xchg_msg_t msg = {peer, buf, 0};
+            rc = xchg_exchange(ctx, me == a ? &msg : NULL, me == a, me == a ? NULL : &msg, me != a);
+            if (rc == MPI_SUCCESS)
+                rc = xchg_exchange(ctx, me == a ? NULL : &msg, me != a, me == a ? &msg : NULL,
+                                   me == a);
+        }
+        for (int i = 0; i < nsizes && rc == MPI_SUCCESS; i++) {
+            xchg_msg_t msg = {peer, buf, sizes[i]};
+            uint64_t reps = 0;
+            xchg_msg_t control = {peer, &reps, sizeof reps};
+            if (me == a) {
+                /* two untimed round trips choose the repetitions, which b is told */
+                double t = MPI_Wtime();
+                for (int w = 0; w < 2 && rc == MPI_SUCCESS; w++) {
+                    rc = xchg_exchange(ctx, &msg, 1, NULL, 0);
+                    if (rc == MPI_SUCCESS)
+                        rc = xchg_exchange(ctx, NULL, 0, &msg, 1);
+                }
+                t = (MPI_Wtime() - t) / 2;
+                reps = t > 0 ? (uint64_t)(budget / t) : 1000;
+                reps = reps < 5 ? 5 : reps > 1000 ? 1000 : reps;
+                if (rc == MPI_SUCCESS)
+                    rc = xchg_exchange(ctx, &control, 1, NULL, 0);
+                for (uint64_t r = 0; r < reps && rc == MPI_SUCCESS; r++) {
+                    double t0 = MPI_Wtime();
+                    rc = xchg_exchange(ctx, &msg, 1, NULL, 0);
+                    if (rc == MPI_SUCCESS)
+                        rc = xchg_exchange(ctx, NULL, 0, &msg, 1);
+                    round_trips[r] = MPI_Wtime() - t0;
+                }
+                qsort(round_trips, reps, sizeof *round_trips, tool_cmp_double);
+                oneway[i] = round_trips[reps / 2] / 2;
+            } else {
+                for (int w = 0; w < 2 && rc == MPI_SUCCESS; w++) {
+                    rc = xchg_exchange(ctx, NULL, 0, &msg, 1);
+                    if (rc == MPI_SUCCESS)
+                        rc = xchg_exchange(ctx, &msg, 1, NULL, 0);
+                }
+                if (rc == MPI_SUCCESS)
+                    rc = xchg_exchange(ctx, NULL, 0, &control, 1);
+                for (uint64_t r = 0; r < reps && rc == MPI_SUCCESS; r++) {
+                    rc = xchg_exchange(ctx, NULL, 0, &msg, 1);
+                    if (rc == MPI_SUCCESS)
+                        rc = xchg_exchange(ctx, &msg, 1, NULL, 0);
+                }
+            }
+        }
+        free(round_trips);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = tool_barrier(MPI_COMM_WORLD, !(me == a || me == b));
+    return rc;
+}
+
+typedef struct fit {
+    double beta, tau, rms, worst; /* rms and worst relative residual of the points kept */
+    int npoints, dropped;
+    int ok;
+} fit_t;
+
+/* Least squares of t = beta + m tau over the points not dropped, with weights 1/t^2 (so the
+ * fit minimises relative errors). */
+static fit_t fit_weighted(const size_t *m, const double *t, const int *drop, int n)
+{
+    double A = 0, B = 0, C = 0, D = 0, E = 0, det, sum2 = 0;
+    fit_t f;
+    memset(&f, 0, sizeof f);
+    for (int i = 0; i < n; i++) {
+        double u = 1.0 / t[i], x = (double)m[i];
+        if (drop[i])
+            continue;
+        A += u * u;
+        B += x * u * u;
+        C += x * x * u * u;
+        D += u;
+        E += x * u;
+        f.npoints++;
+    }
+    det = A * C - B * B;
+    if (f.npoints < 2 || det <= 0)
+        return f;
+    f.beta = (D * C - E * B) / det;
+    f.tau = (A * E - B * D) / det;
+    if (f.beta < 0) { /* refit through the origin: tau alone */
+        f.beta = 0;
+        f.tau = E / C;
+    }
+    if (f.tau < 0) { /* no measurable bandwidth term: beta alone */
+        f.tau = 0;
+        f.beta = D / A;
+    }
+    for (int i = 0; i < n; i++) {
+        double rel = (f.beta + (double)m[i] * f.tau - t[i]) / t[i];
+        if (drop[i])
+            continue;
+        sum2 += rel * rel;
+        if (fabs(rel) > f.worst)
+            f.worst = fabs(rel);
+    }
+    f.rms = sqrt(sum2 / f.npoints);
+    f.ok = 1;
+    return f;
+}
+
+/* The weighted fit, with outliers (a point more than 3 times the others' rms off the fit,
+ * as when another process took the processor) dropped one at a time, at most a quarter of
+ * the points. */
+static fit_t fit_linear(const size_t *m, const double *t, int n)
+{
+    int drop[64] = {0};
+    fit_t f = fit_weighted(m, t, drop, n);
+    for (int dropped = 0; f.ok && dropped < n / 4; dropped++) {
+        int worst = -1;
+        double worst_rel = 0, others = 0;
+        for (int i = 0; i < n; i++) {
+            double rel = fabs((f.beta + (double)m[i] * f.tau - t[i]) / t[i]);
+            if (!drop[i] && rel > worst_rel) {
+                worst_rel = rel;
+                worst = i;
+            }
+        }
+        others = f.npoints > 1
+                     ? sqrt((f.rms * f.rms * f.npoints - worst_rel * worst_rel) / (f.npoints - 1))
+                     : 0;
+        if (worst < 0 || worst_rel <= 3 * others)
+            break;
+        drop[worst] = 1;
+        f = fit_weighted(m, t, drop, n);
+        f.dropped = dropped + 1;
+    }
+    return f;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Phase 2 and 3: k ports, local copies                                                      */
+
+/* T_k for k = 1..kmax on rank 0: one round of k exchanges of `bytes` in each direction, with
+ * ranks 1..k (one_partner = 0), or all k with rank 1 (one_partner = 1: only two processes
+ * busy, for nodes whose processing units cannot hold k + 1 busy ranks). */
+static int measure_ports(xchg_ctx_t *ctx, int kmax, int one_partner, size_t bytes, int reps,
+                         char *sendbuf, char *recvbuf, double *t_k)
+{
+    int rc = MPI_SUCCESS, me = ctx->rank;
+    double *times = malloc((size_t)reps * sizeof *times);
+    if (!times)
+        return MPI_ERR_NO_MEM;
+    for (int k = 1; k <= kmax && rc == MPI_SUCCESS; k++) {
+        int active = me <= (one_partner ? 1 : k);
+        xchg_msg_t sends[PORTS_MAX], recvs[PORTS_MAX];
+        int nmsgs = 0;
+        if (me == 0 || (one_partner && me == 1)) {
+            for (int j = 0; j < k; j++) {
+                int peer = one_partner ? 1 - me : j + 1;
+                sends[j] = (xchg_msg_t){peer, sendbuf, bytes};
+                recvs[j] = (xchg_msg_t){peer, recvbuf + (size_t)j * bytes, bytes};
+            }
+            nmsgs = k;
+        } else if (active) {
+            sends[0] = (xchg_msg_t){0, sendbuf, bytes};
+            recvs[0] = (xchg_msg_t){0, recvbuf, bytes};
+            nmsgs = 1;
+        }
+        if (active) {
+            for (int r = -3; r < reps && rc == MPI_SUCCESS; r++) {
+                double t0 = MPI_Wtime();
+                rc = xchg_exchange(ctx, sends, nmsgs, recvs, nmsgs);
+                if (r >= 0)
+                    times[r] = MPI_Wtime() - t0;
+            }
+            if (me == 0) {
+                qsort(times, (size_t)reps, sizeof *times, tool_cmp_double);
+                t_k[k] = times[reps / 2];
+            }
+        }
+        if (rc == MPI_SUCCESS)
+            rc = tool_barrier(MPI_COMM_WORLD, !active);
+    }
+    free(times);
+    return rc;
+}
+
+/* Seconds per byte of memcpy (rank 0; the others sleep in the barrier). */
+static double measure_copy(size_t bytes, int reps)
+{
+    char *src = malloc(bytes), *dst = malloc(bytes);
+    double *times = malloc((size_t)reps * sizeof *times), rho = 0;
+    volatile char sink = 0;
+    if (!src || !dst || !times)
+        goto out;
+    memset(src, 3, bytes);
+    memset(dst, 4, bytes);
+    for (int r = -2; r < reps; r++) {
+        double t0;
+        src[0] = (char)r;
+        t0 = MPI_Wtime();
+        memcpy(dst, src, bytes);
+        sink = dst[bytes - 1];
+        sink = dst[0];
+        if (r >= 0)
+            times[r] = MPI_Wtime() - t0;
+    }
+    (void)sink;
+    qsort(times, (size_t)reps, sizeof *times, tool_cmp_double);
+    rho = times[reps / 2] / (double)bytes;
+out:
+    free(src);
+    free(dst);
+    free(times);
+    return rho;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Phase 4: candidates and cells                                                             */
+
+static int algo_has_key(const xchg_algo_t *algo, const char *key)
+{
+    size_t len = strlen(key);
+    for (const char *k = algo->keys; *k;) {
+        size_t n = strcspn(k, ",");
+        if (n == len && strncmp(k, key, n) == 0)
+            return 1;
+        k += n + (k[n] == ',');
+    }
+    return 0;
+}
+
+static int cmp_candidate(const void *a, const void *b)
+{
+    const candidate_t *x = a, *y = b;
+    if (x->predicted != y->predicted)
+        return x->predicted < y->predicted ? -1 : 1;
+    return x->algo - y->algo;
+}
+
+static void add_candidate(candidate_t *out, int *n, int algo, const xchg_params_t *given,
+                          const xchg_call_t *call, const xchg_machine_t *machine)
+{
+    const xchg_algo_t *a = &xchg_algos[algo];
+    xchg_params_t params = *given;
+    const char *why = "";
+    double t;
+    int is_native = !a->alltoall && !a->allgather && !a->alltoallv;
+
+    if (*n == MAX_CANDIDATES || !a->applies(call, &params, &why))
+        return;
+    t = a->cost(call, machine, &params);
+    if (is_native)
+        t = INFINITY;
+    else if (!isfinite(t))
+        return;
+    for (int i = 0; i < *n; i++)
+        if (out[i].algo == algo && memcmp(&out[i].params, &params, sizeof params) == 0)
+            return;
+    out[*n] = (candidate_t){algo, params, t, 0};
+    (*n)++;
+}
+
+/* Every applicable algorithm of coll with the model's parameters and a few variants, cheapest
+ * first (native, which has no model, last). */
+static int enumerate(int coll, int p, size_t bytes, const xchg_machine_t *machine, candidate_t *out)
+{
+    xchg_call_t call = tool_model_call(coll, p, bytes);
+    int n = 0;
+    int sqrt_p = (int)ceil(sqrt((double)p));
+    for (int i = 0; i < xchg_nalgos; i++) {
+        const xchg_algo_t *a = &xchg_algos[i];
+        xchg_params_t params;
+        if (a->coll != coll)
+            continue;
+        memset(&params, 0, sizeof params);
+        add_candidate(out, &n, i, &params, &call, machine);
+        if (algo_has_key(a, "r")) {
+            int radices[3] = {2, sqrt_p < 2 ? 2 : sqrt_p, p < 2 ? 2 : p};
+            for (int v = 0; v < 3; v++) {
+                memset(&params, 0, sizeof params);
+                params.radix = radices[v];
+                add_candidate(out, &n, i, &params, &call, machine);
+            }
+        }
+        if (algo_has_key(a, "k")) {
+            for (int k = 1; k <= 4 && (k == 1 || k <= p - 1); k *= 2) {
+                memset(&params, 0, sizeof params);
+                params.nports = k;
+                add_candidate(out, &n, i, &params, &call, machine);
+            }
+        }
+        if (algo_has_key(a, "inner")) {
+            for (int j = 0; j < xchg_nalgos; j++) {
+                if (!xchg_algos[j].alltoall)
+                    continue;
+                memset(&params, 0, sizeof params);
+                params.inner = j + 1;
+                add_candidate(out, &n, i, &params, &call, machine);
+            }
+        }
+    }
+    qsort(out, (size_t)n, sizeof *out, cmp_candidate);
+    return n;
+}
+
+static void spec_of(int algo, const xchg_params_t *params, char *out, size_t outlen)
+{
+    char text[128];
+    xchg_params_format(&xchg_algos[algo], params, text, sizeof text);
+    snprintf(out, outlen, "%s%s%s", xchg_algos[algo].name, text[0] ? ":" : "", text);
+}
+
+/* Buckets: 0 and the powers of two (--quick: four) up to max_bytes. */
+static int make_buckets(const options_t *opt, size_t *buckets)
+{
+    int n = 0;
+    buckets[n++] = 0;
+    for (size_t b = 1; b <= opt->max_bytes && n < MAX_BUCKETS; b *= opt->quick ? 4 : 2)
+        buckets[n++] = b;
+    return n;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Phase 5: verification                                                                     */
+
+static void series_add(series_t *series, double value)
+{
+    if (series->n == series->cap) {
+        int cap = series->cap ? 2 * series->cap : 256;
+        double *grown = realloc(series->values, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return;
+        series->values = grown;
+        series->cap = cap;
+    }
+    series->values[series->n++] = value;
+}
+
+/* Time the candidates of one cell on comm and return the index of the measured best. */
+static int verify_cell(int coll, int p, size_t bytes, candidate_t *cands, int ncands,
+                       const options_t *opt, tool_call_t *call, MPI_Comm comm, verify_summary_t *s)
+{
+    double budget = opt->quick ? 0.004 : 0.02, spent = 0;
+    int best = -1, timed = 0, with_model = 0;
+    char spec[160];
+
+    tool_call_uniform(call, bytes);
+    for (int i = 0; i < ncands; i++) {
+        tool_timing_t timing;
+        int is_native = !isfinite(cands[i].predicted);
+        if (!is_native && !opt->verify_all && with_model >= opt->ncandidates)
+            continue;
+        with_model += !is_native;
+        spec_of(cands[i].algo, &cands[i].params, spec, sizeof spec);
+        if (xchg_force(coll, spec) != 0) /* cannot happen for a spec the registry wrote */
+            continue;
+        if (tool_time_collective(call, comm, budget, opt->quick ? 2 : 3, 50, NULL, NULL, NULL,
+                                 &timing, NULL) != MPI_SUCCESS) {
+            if (world_rank == 0)
+                fprintf(stderr, "xchg-tune: timing %s %s p=%d bytes=%zu failed\n",
+                        xchg_coll_name(coll), spec, p, bytes);
+            continue;
+        }
+        cands[i].measured = timing.median;
+        spent += timing.wall;
+        timed++;
+        if (best < 0 || timing.median < cands[best].measured)
+            best = i;
+        if (!is_native) {
+            double error = fabs(cands[i].predicted - timing.median) / timing.median;
+            series_add(&s->errors, error);
+            if (p <= s->pus)
+                series_add(&s->errors_fitting, error);
+            if (cands[i].predicted > 0)
+                series_add(&s->ratios, timing.median / cands[i].predicted);
+        }
+    }
+    xchg_force(coll, "auto");
+
+    s->cells++;
+    s->timed += timed;
+    s->all_candidates += ncands;
+    s->seconds += spent;
+    s->estimated_all_seconds += timed ? spent / timed * ncands : 0;
+    if (best >= 0) {
+        const candidate_t *first = &cands[0];
+        if (best == 0)
+            s->model_first_best++;
+        if (first->measured > 0 && first->measured <= 1.1 * cands[best].measured)
+            s->model_first_within10++;
+        if (first->measured > 0 && isfinite(first->predicted))
+            s->slowdown_log_sum += log(first->measured / cands[best].measured);
+        if (!isfinite(cands[best].predicted))
+            s->native_best++;
+    }
+    if (opt->verbose && world_rank == 0 && best >= 0) {
+        char first_spec[160], best_spec[160];
+        spec_of(cands[0].algo, &cands[0].params, first_spec, sizeof first_spec);
+        spec_of(cands[best].algo, &cands[best].params, best_spec, sizeof best_spec);
+        fprintf(info,
+                "  %-9s p=%-3d %8zu B: model %-22s %9.1f us predicted %9.1f us measured;"
+                " best %-22s %9.1f us\n",
+                xchg_coll_name(coll), p, bytes, first_spec, cands[0].predicted * 1e6,
+                cands[0].measured * 1e6, best_spec, cands[best].measured * 1e6);
+    }
+    return best;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The table                                                                                 */
+
+static int same_choice(const cell_t *a, const cell_t *b)
+{
+    return a->algo == b->algo && memcmp(&a->params, &b->params, sizeof a->params) == 0;
+}
+
+/* Rules of one row (one collective, one size): equal neighbouring buckets merged. */
+static int row_rules(const cell_t *row, const size_t *buckets, int nbuckets, xchg_rule_t *out)
+{
+    int n = 0;
+    for (int b = 0; b < nbuckets; b++) {
+        size_t hi = b + 1 < nbuckets ? buckets[b + 1] - 1 : SIZE_MAX;
+        if (n > 0 && out[n - 1].algo == row[b].algo &&
+            memcmp(&out[n - 1].params, &row[b].params, sizeof row[b].params) == 0) {
+            out[n - 1].bmax = hi;
+            continue;
+        }
+        memset(&out[n], 0, sizeof out[n]);
+        out[n].bmin = buckets[b];
+        out[n].bmax = hi;
+        out[n].algo = row[b].algo;
+        out[n].params = row[b].params;
+        n++;
+    }
+    return n;
+}
+
+static int rows_equal(const cell_t *a, const cell_t *b, int nbuckets)
+{
+    for (int i = 0; i < nbuckets; i++)
+        if (!same_choice(&a[i], &b[i]))
+            return 0;
+    return 1;
+}
+
+/* cells[coll][size][bucket] into rules, rows with equal choices merged over sizes. */
+static int build_table(const cell_t *cells, const options_t *opt, const size_t *buckets,
+                       int nbuckets, xchg_table_t *table)
+{
+    int cap = XCHG_NCOLLS * opt->nsizes * nbuckets;
+    table->rules = calloc((size_t)cap, sizeof *table->rules);
+    if (!table->rules)
+        return -1;
+    for (int coll = 0; coll < XCHG_NCOLLS; coll++) {
+        for (int s = 0; s < opt->nsizes;) {
+            const cell_t *row = &cells[((size_t)coll * opt->nsizes + s) * nbuckets];
+            int last = s, n;
+            while (last + 1 < opt->nsizes &&
+                   rows_equal(row, &cells[((size_t)coll * opt->nsizes + last + 1) * nbuckets],
+                              nbuckets))
+                last++;
+            n = row_rules(row, buckets, nbuckets, &table->rules[table->nrules]);
+            for (int r = 0; r < n; r++) {
+                xchg_rule_t *rule = &table->rules[table->nrules + r];
+                rule->coll = coll;
+                rule->pmin = opt->sizes[s];
+                rule->pmax = last + 1 < opt->nsizes ? opt->sizes[last + 1] - 1 : opt->sizes[last];
+            }
+            table->nrules += n;
+            s = last + 1;
+        }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct measured {
+    fit_t same, cross; /* same node; across nodes (ok = 0 when not measured) */
+    int same_peer, cross_peer;
+    double t_k[PORTS_MAX + 1];
+    int kmax, one_partner;
+    size_t port_bytes;
+    double port_share;
+    int port_measured;
+    double rho;
+    size_t copy_bytes;
+    double seconds;
+} measured_t;
+
+static void fit_text(const char *what, const fit_t *f, int peer, char *out, size_t outlen)
+{
+    snprintf(out, outlen,
+             "%s (world ranks 0 and %d): beta=%.3g s, tau=%.3g s/B (%.2f GB/s), fit residual "
+             "%.1f%% rms, %.1f%% worst over %d sizes%s",
+             what, peer, f->beta, f->tau, f->tau > 0 ? 1e-9 / f->tau : 0.0, 100 * f->rms,
+             100 * f->worst, f->npoints, f->dropped ? " (outliers dropped)" : "");
+}
+
+static double round_digits(double value)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%.4g", value);
+    return strtod(text, NULL);
+}
+
+static void print_points(const char *what, const size_t *sizes, const double *oneway, int n,
+                         const fit_t *f)
+{
+    fprintf(info, "  ping-pong %s: bytes, one-way us, fit us\n", what);
+    for (int i = 0; i < n; i++)
+        fprintf(info, "    %9zu %10.2f %10.2f\n", sizes[i], oneway[i] * 1e6,
+                (f->beta + (double)sizes[i] * f->tau) * 1e6);
+}
+
+/* Processing units of the node: hwloc's count from the context, else the processors this
+ * process may run on. */
+static int processing_units(const xchg_ctx_t *ctx)
+{
+    cpu_set_t set;
+    if (ctx->node_pus > 0)
+        return ctx->node_pus;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set);
+    return 1;
+}
+
+static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
+                           xchg_machine_t *machine)
+{
+    size_t sizes[32];
+    double oneway[32];
+    int nsizes = 0, rc;
+    double start = MPI_Wtime();
+    size_t pp_max = opt->quick ? ((size_t)1 << 20) : PINGPONG_MAX;
+    double pp_budget = opt->quick ? 0.01 : 0.04;
+    char *buf, *recvbuf;
+
+    memset(m, 0, sizeof *m);
+    m->same_peer = m->cross_peer = -1;
+    for (int r = 1; r < ctx->size; r++) {
+        if (m->same_peer < 0 && ctx->node_of[r] == ctx->node_of[0])
+            m->same_peer = r;
+        if (m->cross_peer < 0 && ctx->node_of[r] != ctx->node_of[0])
+            m->cross_peer = r;
+    }
+    sizes[nsizes++] = 0;
+    for (size_t s = 1; s <= pp_max; s *= opt->quick ? 4 : 2)
+        sizes[nsizes++] = s;
+
+    /* k partners need k + 1 busy processes: with fewer processing units on the node than
+     * that, k messages go to one partner instead (two busy processes) */
+    {
+        int layout[2], pus = processing_units(ctx);
+        layout[0] = ctx->size - 1 < PORTS_MAX ? ctx->size - 1 : PORTS_MAX;
+        layout[1] = 0;
+        if (ctx->nnodes == 1 && (pus - 1 < layout[0] || layout[0] < 2)) {
+            layout[0] = PORTS_MAX;
+            layout[1] = 1;
+        }
+        rc = tool_bcast(layout, 2, MPI_INT, 0, MPI_COMM_WORLD); /* rank 0's view for all */
+        if (rc != MPI_SUCCESS)
+            return rc;
+        m->kmax = layout[0];
+        m->one_partner = layout[1];
+    }
+    m->port_bytes = opt->quick ? ((size_t)256 << 10) : ((size_t)1 << 20);
+    buf = malloc(pp_max > m->port_bytes ? pp_max : m->port_bytes);
+    recvbuf = malloc((size_t)PORTS_MAX * m->port_bytes);
+    if (!buf || !recvbuf)
+        return MPI_ERR_NO_MEM;
+    memset(buf, 5, pp_max > m->port_bytes ? pp_max : m->port_bytes);
+    memset(recvbuf, 6, (size_t)PORTS_MAX * m->port_bytes);
+
+    /* beta and tau, on one node and across nodes */
+    if (m->same_peer > 0) {
+        rc = pingpong(ctx, 0, m->same_peer, sizes, nsizes, pp_budget, buf, oneway);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (ctx->rank == 0) {
+            m->same = fit_linear(sizes, oneway, nsizes);
+            if (opt->verbose)
+                print_points("one node", sizes, oneway, nsizes, &m->same);
+        }
+    }
+    if (m->cross_peer > 0) {
+        rc = pingpong(ctx, 0, m->cross_peer, sizes, nsizes, pp_budget, buf, oneway);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (ctx->rank == 0) {
+            m->cross = fit_linear(sizes, oneway, nsizes);
+            if (opt->verbose)
+                print_points("across nodes", sizes, oneway, nsizes, &m->cross);
+        }
+    }
+
+    /* k simultaneous exchanges against one */
+    rc = measure_ports(ctx, m->kmax, m->one_partner, m->port_bytes, opt->quick ? 20 : 40, buf,
+                       recvbuf, m->t_k);
+    if (rc != MPI_SUCCESS)
+        return rc;
+
+    /* local copies */
+    m->copy_bytes = opt->quick ? ((size_t)2 << 20) : ((size_t)8 << 20);
+    if (ctx->rank == 0)
+        m->rho = measure_copy(m->copy_bytes, opt->quick ? 5 : 15);
+    rc = tool_barrier(MPI_COMM_WORLD, ctx->rank != 0);
+    if (rc != MPI_SUCCESS)
+        return rc;
+
+    if (ctx->rank == 0) {
+        const fit_t *f = m->cross.ok ? &m->cross : &m->same;
+        *machine = xchg_machine_default;
+        if (f->ok) {
+            machine->beta = f->beta;
+            machine->tau = f->tau;
+        }
+        if (m->rho > 0)
+            machine->rho = m->rho;
+        if (m->kmax >= 2 && m->t_k[1] > machine->beta) {
+            double num = 0, den = 0;
+            for (int k = 2; k <= m->kmax; k++) {
+                double y = (m->t_k[k] - m->t_k[1]) / (m->t_k[1] - machine->beta);
+                num += (k - 1) * y;
+                den += (double)(k - 1) * (k - 1);
+            }
+            m->port_share = num / den > 0 ? num / den : 0;
+            m->port_measured = 1;
+            machine->port_share = m->port_share;
+        }
+    }
+    free(buf);
+    free(recvbuf);
+    /* 4 significant digits: what the table's machine line says is what the table used */
+    machine->beta = round_digits(machine->beta);
+    machine->tau = round_digits(machine->tau);
+    machine->rho = round_digits(machine->rho);
+    machine->port_share = round_digits(machine->port_share);
+    rc = tool_bcast(machine, (int)(sizeof *machine), MPI_BYTE, 0, MPI_COMM_WORLD);
+    m->seconds = MPI_Wtime() - start;
+    return rc;
+}
+
+static void describe_measurements(FILE *out, const char *prefix, const measured_t *m,
+                                  const xchg_machine_t *machine)
+{
+    char text[512];
+    if (m->same.ok) {
+        fit_text("ping-pong on one node", &m->same, m->same_peer, text, sizeof text);
+        fprintf(out, "%s%s\n", prefix, text);
+    }
+    if (m->cross.ok) {
+        fit_text("ping-pong across nodes", &m->cross, m->cross_peer, text, sizeof text);
+        fprintf(out, "%s%s\n", prefix, text);
+    }
+    if (!m->same.ok && !m->cross.ok)
+        fprintf(out, "%sping-pong: not measured; built-in beta and tau\n", prefix);
+    if (m->port_measured) {
+        fprintf(out, "%sk simultaneous exchanges of %zu B (%s):", prefix, m->port_bytes,
+                m->one_partner ? "k messages each way between ranks 0 and 1: too few "
+                                 "processing units or ranks for k partners"
+                               : "rank 0 with ranks 1..k");
+        for (int k = 1; k <= m->kmax; k++)
+            fprintf(out, " T%d=%.3g s", k, m->t_k[k]);
+        fprintf(out, " -> port_share=%.3g\n", m->port_share);
+    } else {
+        fprintf(out, "%sport_share: not measured; built-in %.3g\n", prefix, machine->port_share);
+    }
+    fprintf(out, "%slocal copies (memcpy of %zu B): rho=%.3g s/B (%.2f GB/s)\n", prefix,
+            m->copy_bytes, machine->rho, machine->rho > 0 ? 1e-9 / machine->rho : 0.0);
+}
+
+/* The 1-minute load average (Linux), "?" elsewhere: the machine may be shared. */
+static void read_load(char *out, size_t outlen)
+{
+    FILE *file = fopen("/proc/loadavg", "r");
+    snprintf(out, outlen, "?");
+    if (file) {
+        if (fscanf(file, "%15s", out) != 1)
+            snprintf(out, outlen, "?");
+        fclose(file);
+    }
+}
+
+static double median_of(series_t *series)
+{
+    int n = series->n;
+    double *values = series->values;
+    if (n == 0)
+        return 0;
+    qsort(values, (size_t)n, sizeof *values, tool_cmp_double);
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+int main(int argc, char **argv)
+{
+    options_t opt;
+    measured_t m;
+    xchg_machine_t machine;
+    xchg_ctx_t *ctx;
+    size_t buckets[MAX_BUCKETS];
+    int nbuckets, rc = MPI_SUCCESS, status = 0;
+    cell_t *cells = NULL;
+    candidate_t *cands = NULL;
+    verify_summary_t summary;
+    double start, model_seconds;
+    char mpi_name[64], load[32];
+
+    MPI_Init(&argc, &argv);
+    start = MPI_Wtime();
+    read_load(load, sizeof load);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    memset(&summary, 0, sizeof summary);
+
+    status = parse_options(argc, argv, &opt);
+    if (status != 0) {
+        MPI_Finalize();
+        return status < 0 ? 2 : 0;
+    }
+    info = opt.out_path ? stdout : stderr;
+    tool_mpi_name(mpi_name, sizeof mpi_name);
+    if (xchg_config.disable) {
+        if (world_rank == 0)
+            fprintf(stderr, "xchg-tune: XCHG_DISABLE is set: nothing to tune\n");
+        MPI_Finalize();
+        return 2;
+    }
+    /* the table being made must not decide the measurements */
+    for (int coll = 0; coll < XCHG_NCOLLS; coll++)
+        xchg_force(coll, "auto");
+    xchg_table_free(&xchg_config.table);
+
+    ctx = xchg_ctx_get(MPI_COMM_WORLD, &rc);
+    if (!ctx) {
+        if (world_rank == 0)
+            fprintf(stderr, "xchg-tune: no xchg context for MPI_COMM_WORLD (error %d)\n", rc);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+
+    /* phases 1-3 */
+    rc = measure_machine(ctx, &opt, &m, &machine);
+    if (rc != MPI_SUCCESS)
+        goto fail;
+    if (world_rank == 0) {
+        fprintf(info, "xchg-tune: %d ranks on %d node%s, %s, %s waiting, load average %s\n",
+                world_size, ctx->nnodes, ctx->nnodes > 1 ? "s" : "", mpi_name,
+                ctx->yield ? "yield" : "spin", load);
+        describe_measurements(info, "  ", &m, &machine);
+        fprintf(info,
+                "  the table uses beta=%.4g tau=%.4g rho=%.4g port_share=%.4g "
+                "(measured in %.1f s)\n",
+                machine.beta, machine.tau, machine.rho, machine.port_share, m.seconds);
+        fflush(info);
+    }
+
+    summary.pus = processing_units(ctx);
+
+    /* phase 4: the model's choice in every cell */
+    nbuckets = make_buckets(&opt, buckets);
+    cells = calloc((size_t)XCHG_NCOLLS * opt.nsizes * nbuckets, sizeof *cells);
+    cands = malloc(MAX_CANDIDATES * sizeof *cands);
+    if (!cells || !cands) {
+        rc = MPI_ERR_NO_MEM;
+        goto fail;
+    }
+    model_seconds = MPI_Wtime();
+    for (int coll = 0; coll < XCHG_NCOLLS; coll++)
+        for (int s = 0; s < opt.nsizes; s++)
+            for (int b = 0; b < nbuckets; b++) {
+                cell_t *cell = &cells[((size_t)coll * opt.nsizes + s) * nbuckets + b];
+                int n = enumerate(coll, opt.sizes[s], buckets[b], &machine, cands);
+                if (n > 0 && isfinite(cands[0].predicted)) {
+                    cell->algo = cands[0].algo;
+                    cell->params = cands[0].params;
+                    cell->predicted = cands[0].predicted;
+                } else {
+                    cell->algo = xchg_algo_find(coll, "native");
+                    cell->predicted = INFINITY;
+                }
+            }
+    model_seconds = MPI_Wtime() - model_seconds;
+
+    /* phase 5: measure the best candidates of every cell */
+    if (opt.verify) {
+        size_t max_block = opt.max_bytes;
+        int largest = opt.sizes[opt.nsizes - 1];
+        tool_call_t calls[XCHG_NCOLLS];
+        if (world_rank == 0) {
+            fprintf(info, "xchg-tune: verifying %d cells (%s)...\n",
+                    XCHG_NCOLLS * opt.nsizes * nbuckets,
+                    opt.verify_all ? "every candidate" : "the model's best and native");
+            fflush(info);
+        }
+        for (int s = 0; s < opt.nsizes; s++) {
+            int p = opt.sizes[s], member = world_rank < p;
+            MPI_Comm comm;
+            double t0 = MPI_Wtime();
+            MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED, world_rank, &comm);
+            if (member) {
+                for (int coll = 0; coll < XCHG_NCOLLS; coll++) {
+                    size_t per_rank = (size_t)largest * max_block;
+                    if (tool_call_alloc(&calls[coll], coll, p, world_rank,
+                                        coll == XCHG_ALLGATHER ? max_block : per_rank,
+                                        per_rank) != 0) {
+                        fprintf(stderr, "xchg-tune: out of memory for %zu-byte buffers\n",
+                                per_rank);
+                        MPI_Abort(MPI_COMM_WORLD, 1);
+                    }
+                    for (int b = 0; b < nbuckets; b++) {
+                        cell_t *cell = &cells[((size_t)coll * opt.nsizes + s) * nbuckets + b];
+                        int n = enumerate(coll, p, buckets[b], &machine, cands);
+                        int best = verify_cell(coll, p, buckets[b], cands, n, &opt, &calls[coll],
+                                               comm, &summary);
+                        if (best >= 0) {
+                            cell->algo = cands[best].algo;
+                            cell->params = cands[best].params;
+                        }
+                    }
+                    tool_call_free(&calls[coll]);
+                }
+                MPI_Comm_free(&comm);
+            }
+            tool_barrier(MPI_COMM_WORLD, 1);
+            if (world_rank == 0 && !opt.verbose) {
+                fprintf(info, "  p=%d: %.1f s\n", p, MPI_Wtime() - t0);
+                fflush(info);
+            }
+        }
+    }
+
+    if (world_rank == 0) {
+        xchg_table_t table;
+        char host[256] = "?", date[64] = "?", comment[4096];
+        time_t now = time(NULL);
+        FILE *out = stdout;
+        size_t used = 0;
+        char line[512];
+
+        memset(&table, 0, sizeof table);
+        gethostname(host, sizeof host);
+        host[sizeof host - 1] = '\0';
+        strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
+        if (build_table(cells, &opt, buckets, nbuckets, &table) != 0) {
+            rc = MPI_ERR_NO_MEM;
+            goto fail;
+        }
+        table.has_machine = 1;
+        table.machine = machine;
+
+        used += (size_t)snprintf(comment + used, sizeof comment - used,
+                                 "written by xchg-tune on %s, %s\n%s, %d ranks on %d node%s, %s "
+                                 "waiting, load average %s at the start\n",
+                                 host, date, mpi_name, world_size, ctx->nnodes,
+                                 ctx->nnodes > 1 ? "s" : "", ctx->yield ? "yield" : "spin", load);
+        {
+            char *text = NULL;
+            size_t len = 0;
+            FILE *mem = open_memstream(&text, &len);
+            if (mem) {
+                describe_measurements(mem, "", &m, &machine);
+                fclose(mem);
+                used += (size_t)snprintf(comment + used, sizeof comment - used, "%s", text);
+                free(text);
+            }
+        }
+        snprintf(line, sizeof line,
+                 "cells: communicator sizes %d..%d x block bytes 0..%zu (powers of %d); "
+                 "choice: %s\n"
+                 "first match wins; calls no rule covers use the cost models with the machine "
+                 "line",
+                 opt.sizes[0], opt.sizes[opt.nsizes - 1], opt.max_bytes, opt.quick ? 4 : 2,
+                 opt.verify ? (opt.verify_all ? "measured best of every candidate"
+                                              : "measured best of the model's best and native")
+                            : "cheapest cost model");
+        snprintf(comment + used, sizeof comment - used, "%s", line);
+
+        if (opt.out_path) {
+            out = fopen(opt.out_path, "w");
+            if (!out) {
+                fprintf(stderr, "xchg-tune: cannot write %s\n", opt.out_path);
+                status = 1;
+            }
+        }
+        if (out) {
+            if (xchg_table_write(out, &table, comment) != 0) {
+                fprintf(stderr, "xchg-tune: writing the table failed\n");
+                status = 1;
+            }
+            if (out != stdout)
+                fclose(out);
+        }
+        fprintf(info, "xchg-tune: %d rules from %d cells (model: %.3f s)%s%s\n", table.nrules,
+                XCHG_NCOLLS * opt.nsizes * nbuckets, model_seconds, opt.out_path ? " in " : "",
+                opt.out_path ? opt.out_path : "");
+        if (opt.verify && summary.cells > 0) {
+            fprintf(info,
+                    "verify: the model's first choice was the measured best in %d of %d cells "
+                    "(%.0f%%), within 10%% of it in %d (%.0f%%); native was best in %d\n",
+                    summary.model_first_best, summary.cells,
+                    100.0 * summary.model_first_best / summary.cells, summary.model_first_within10,
+                    100.0 * summary.model_first_within10 / summary.cells, summary.native_best);
+            fprintf(info,
+                    "verify: median relative error of the model %.0f%% (%d timings; %.0f%% "
+                    "over the %d with no more ranks than the %d processing units); measured "
+                    "time / predicted: median %.3gx; the model's choice took %.2fx the best's "
+                    "time (geometric mean)\n",
+                    100 * median_of(&summary.errors), summary.errors.n,
+                    100 * median_of(&summary.errors_fitting), summary.errors_fitting.n, summary.pus,
+                    median_of(&summary.ratios), exp(summary.slowdown_log_sum / summary.cells));
+            fprintf(info,
+                    "verify: timed %d of %d candidates in %.1f s; timing every candidate would "
+                    "take about %.1f s\n",
+                    summary.timed, summary.all_candidates, summary.seconds,
+                    summary.estimated_all_seconds);
+        }
+        fprintf(info, "xchg-tune: done in %.1f s\n", MPI_Wtime() - start);
+        xchg_table_free(&table);
+    }
+    free(cells);
+    free(cands);
+    free(summary.errors.values);
+    free(summary.errors_fitting.values);
+    free(summary.ratios.values);
+    MPI_Finalize();
+    return status;
+
+fail:
+    fprintf(stderr, "xchg-tune: rank %d: MPI error %d\n", world_rank, rc);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    return 1;
+}
