@@ -10,6 +10,7 @@
 
 #include "xchg.h"
 #include "../tuning/cost.h"
+#include "sched/twophase.h"
 
 static int applies_always(const xchg_call_t *call, const xchg_params_t *params, const char **why)
 {
@@ -48,7 +49,7 @@ const xchg_algo_t xchg_algos[] = {
     {"pairwise", XCHG_ALLTOALLV, NULL, NULL, xchg_alltoallv_pairwise, applies_always,
      xchg_params_parse_key, xchg_cost_alltoallv_pairwise, "k",
      "p-1 exchanges with rank+s and rank-s, k steps in flight", 1},
-    {"twophase", XCHG_ALLTOALLV, NULL, NULL, xchg_alltoallv_twophase, applies_always,
+    {"twophase", XCHG_ALLTOALLV, NULL, NULL, xchg_alltoallv_twophase, xchg_alltoallv_twophase_applies,
      xchg_params_parse_key, xchg_cost_alltoallv_twophase, "inner,r,k",
      "Bader-Helman-JaJa two-phase h-relation: deal units over p bins, two fixed-block "
      "alltoall transposes (inner, r, k)", 0},

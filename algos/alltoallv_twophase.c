@@ -1,0 +1,158 @@
+/*
+ * alltoallv_twophase.c: deterministic two-phase h-relation routing for MPI_Alltoallv.
+ *
+ * Paper: Bader, Helman, JaJa, "Practical Parallel Algorithms for Personalized Communication
+ * and Integer Sorting" (../shared/papers/001_4fe372a83d448690.txt), Section 3 (algorithm and
+ * bin bounds), Section 3.3 (general case: h1 sent, h2 received), Appendix B (pseudocode).
+ * The schedule arithmetic and the three local steps are in sched/twophase.c; the unit (a
+ * chunk of U bytes), the header and the block layouts are described in sched/twophase.h.
+ *
+ * Phases, on every rank i (the message to self is a local copy first and is never routed):
+ *   1. deal: unit k of the message for j goes to bin (i + j + k) mod p; every bin starts with
+ *      rank i's byte counts (the header the intermediate rank needs);
+ *   2. transpose of fixed blocks: bin b goes to rank b; block1 = 4p (the counts) + cap1 U,
+ *      cap1 <= (h1/U + p-1)/p + (p-1)/2 units (the paper's n/p^2 + p/2, which every bin meets);
+ *   3. rearrange: split each received block by final destination, runs ordered by source;
+ *   4. transpose of fixed blocks: block2 = cap2 U, cap2 <= (h2/U + p-1)/p + (p-1)/2 units
+ *      (the paper's h/p + p/2);
+ *   5. place: every unit is copied to recvbuf + recvoffs[source] + k U; the receiver
+ *      knows where each unit goes from its own receive counts alone.
+ * Both transposes go through the library's own alltoall selection (the tuning table, else the
+ * model: normally radix with the model's r), or through the inner algorithm forced with
+ *     XCHG_ALLTOALLV=twophase:inner=NAME[,r=R][,k=K]     e.g. twophase:inner=radix,r=4
+ * (',' and ':' both separate items, so twophase:inner=radix:r=4 is the same; r and k are
+ * given to the inner algorithm, and completed by its model when absent).
+ *
+ * Agreement: the block sizes depend on h1 (most bytes any rank sends), h2 (most bytes any rank
+ * receives) and the largest single message, which the shim agrees on before selection with
+ * one xchg_agree_max of 4 values: ceil(log2 p) rounds of 32 bytes, paid by every alltoallv
+ * that may choose this algorithm.
+ *
+ * Cost, linear model, transposes by radix r with k ports (C1/C2 of alltoall_radix per
+ * transpose): C1 = 2 ceil((r-1)/k) ceil(log_r p) (+ ceil(log2 p) for the agreement);
+ * C2 <= ceil((r-1)/k) ceil(p/r) ceil(log_r p) (block1 + block2), with
+ * block1 ~ h1/p + U (p+1)/2 + 4p and block2 ~ h2/p + U (p+1)/2; local copies h1 + h2 + the
+ * intermediate's share. Unlike pairwise, no round waits for the largest message: a rank that
+ * receives h2 bytes receives them spread evenly over all intermediates (tuning/cost_twophase.c).
+ * Restrictions (xchg_alltoallv_twophase_applies, the registry's predicate): p blocks of
+ * either transpose must fit in size_t / 4, and a forced inner algorithm must serve both
+ * transposes. Order within every (source, destination) message is kept; bytes of recvbuf
+ * outside the receive ranges are never written.
+ *
+ * Scratch (slots XCHG_SCRATCH_A2AV_*; the transposes use the A2A slots):
+ *   A2AV_0  [ bin 0 | bin 1 | ... | bin p-1 ]       p x block1, step 1 output
+ *            bin b = [ counts s_i[0..p-1] ][ runs for j = 0..p-1 ][ slack ]
+ *           then [ from 0 | ... | from p-1 ]         p x block2, step 4 landing
+ *   A2AV_1  [ from 0 | from 1 | ... | from p-1 ]     p x block1, step 2 landing
+ *   A2AV_2  [ for 0 | for 1 | ... | for p-1 ]        p x block2, step 3 output (runs by source)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "xchg.h"
+#include "sched/twophase.h"
+
+int xchg_alltoallv_twophase(xchg_ctx_t *ctx, const void *sendbuf, const size_t *sendbytes,
+                            const size_t *sendoffs, void *recvbuf, const size_t *recvbytes,
+                            const size_t *recvoffs, const xchg_call_t *call,
+                            const xchg_params_t *params)
+{
+    const char *send = sendbuf;
+    char *recv = recvbuf, *bins, *landing, *bins2, *landing2;
+    int p = ctx->size, rank = ctx->rank, rc = MPI_SUCCESS, broken = 0;
+    int truncated = sendbytes[rank] > recvbytes[rank];
+    size_t *fill = NULL;
+    xchg_twophase_plan_t plan;
+
+    /* the message to self: a local copy (an erroneous program that sends itself more than it
+     * receives gets MPI_ERR_TRUNCATE, after taking part in the transposes like everyone) */
+    if (sendbytes[rank] > 0)
+        memcpy(recv + recvoffs[rank], send + sendoffs[rank],
+               truncated ? recvbytes[rank] : sendbytes[rank]);
+    /* nothing crosses ranks: the same answer on every rank, from agreed values */
+    if (p == 1 || call->max_send_bytes == 0 || call->max_recv_bytes == 0)
+        return truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    if (xchg_twophase_plan_init(&plan, p, call->max_send_bytes, call->max_recv_bytes,
+                                call->max_block_bytes) != 0)
+        return MPI_ERR_ARG;
+
+    fill = malloc((size_t)p * sizeof *fill);
+    bins = xchg_scratch(ctx, XCHG_SCRATCH_A2AV_0, (size_t)p * plan.block1_bytes);
+    landing = xchg_scratch(ctx, XCHG_SCRATCH_A2AV_1, (size_t)p * plan.block1_bytes);
+    bins2 = xchg_scratch(ctx, XCHG_SCRATCH_A2AV_2, (size_t)p * plan.block2_bytes);
+    if (!fill || !bins || !landing || !bins2) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
+
+    /* Steps 1-2: deal into bins, first transpose. A local step that finds the agreed sizes
+     * violated (only an erroneous program can do that) still takes part in both transposes,
+     * so that no other rank waits forever, and reports MPI_ERR_INTERN at the end. */
+    broken |= xchg_twophase_deal(&plan, rank, send, sendbytes, sendoffs, bins, fill);
+    rc = xchg_alltoall_select_run(ctx, bins, landing, plan.block1_bytes, params->inner, params);
+    if (rc != MPI_SUCCESS)
+        goto out;
+
+    /* Steps 3-4: regroup by final destination, second transpose; the step-1 bins are dead,
+     * so their slot takes the step-4 landing */
+    broken |= xchg_twophase_rearrange(&plan, rank, landing, bins2, fill);
+    landing2 = xchg_scratch(ctx, XCHG_SCRATCH_A2AV_0, (size_t)p * plan.block2_bytes);
+    if (!landing2) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    rc = xchg_alltoall_select_run(ctx, bins2, landing2, plan.block2_bytes, params->inner, params);
+    if (rc != MPI_SUCCESS)
+        goto out;
+
+    /* Step 5: every unit to its place in the receive buffer */
+    if (!broken)
+        broken |= xchg_twophase_place(&plan, rank, landing2, recv, recvbytes, recvoffs);
+    if (broken)
+        rc = MPI_ERR_INTERN;
+    else if (truncated)
+        rc = MPI_ERR_TRUNCATE;
+out:
+    free(fill);
+    return rc;
+}
+
+/* The registry's applicability predicate (declared in sched/twophase.h). */
+int xchg_alltoallv_twophase_applies(const xchg_call_t *call, const xchg_params_t *params,
+                                    const char **why)
+{
+    xchg_twophase_plan_t plan;
+    const xchg_algo_t *inner;
+
+    if (xchg_twophase_plan_init(&plan, call->comm_size, call->max_send_bytes, call->max_recv_bytes,
+                                call->max_block_bytes) != 0) {
+        if (why)
+            *why = "p transpose blocks of h/p + p/2 units overflow the address space";
+        return 0;
+    }
+    if (params->inner <= 0)
+        return 1;
+    inner = params->inner <= xchg_nalgos ? &xchg_algos[params->inner - 1] : NULL;
+    if (!inner || !inner->alltoall) {
+        if (why)
+            *why = "inner names no xchg alltoall algorithm";
+        return 0;
+    }
+    for (int phase = 0; phase < 2; phase++) {
+        xchg_call_t transpose = {0};
+        xchg_params_t inner_params = {0};
+        const char *inner_why = "";
+        transpose.coll = XCHG_ALLTOALL;
+        transpose.comm_size = call->comm_size;
+        transpose.block_bytes = phase == 0 ? plan.block1_bytes : plan.block2_bytes;
+        transpose.max_block_bytes = transpose.block_bytes;
+        inner_params.radix = params->radix;
+        inner_params.nports = params->nports;
+        if (!inner->applies(&transpose, &inner_params, &inner_why)) {
+            if (why)
+                *why = "the forced inner alltoall cannot serve its transposes";
+            return 0;
+        }
+    }
+    return 1;
+}
