@@ -40,6 +40,7 @@ int MPI_Finalize(void)
     if (xchg_config.loaded && !xchg_config.disable) {
         xchg_stats_report();
         xchg_ctx_finalize();
+        xchg_type_finalize();
     }
     return PMPI_Finalize();
 }

@@ -85,7 +85,7 @@ int xchg_do_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
     block = (size_t)recvcount * rt.size;
     if ((size_t)sendcount * st.size != block)
         return XCHG_PASS;
-    if (block > 0 && (!recvbuf || !sendbuf))
+    if (XCHG_BAD_BUFFER(recvbuf, block, &rt) || XCHG_BAD_BUFFER(sendbuf, block, &st))
         return XCHG_PASS;
 
     PMPI_Comm_size(comm, &p);
@@ -161,7 +161,7 @@ int xchg_do_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
     block = (size_t)recvcount * rt.size;
     if ((size_t)sendcount * st.size != block)
         return XCHG_PASS;
-    if (block > 0 && (!recvbuf || !sendbuf))
+    if (XCHG_BAD_BUFFER(recvbuf, block, &rt) || XCHG_BAD_BUFFER(sendbuf, block, &st))
         return XCHG_PASS;
 
     memset(&call, 0, sizeof call);
@@ -278,7 +278,8 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
     recvoffs = recvbytes + p;
     side_layout(p, sendcounts, sdispls, &st, sendbytes, sendoffs, &send_shift, &send_total);
     side_layout(p, recvcounts, rdispls, &rt, recvbytes, recvoffs, &recv_shift, &recv_total);
-    if ((send_total > 0 && !in_place && !sendbuf) || (recv_total > 0 && !recvbuf))
+    if ((!in_place && XCHG_BAD_BUFFER(sendbuf, send_total, &st)) ||
+        XCHG_BAD_BUFFER(recvbuf, recv_total, &rt))
         return XCHG_PASS;
     for (int j = 0; j < p; j++) {
         largest = sendbytes[j] > largest ? sendbytes[j] : largest;

@@ -12,9 +12,15 @@ typedef struct xchg_type {
     size_t size;             /* bytes of one element's signature */
     MPI_Aint lb, extent;
     int dense;               /* count elements are exactly count * size bytes, in order */
+    int absolute;            /* true lower bound not 0: MPI_BOTTOM (NULL) can be a valid buffer */
 } xchg_type_t;
 
+/* NULL (MPI_BOTTOM) with data is valid only for a type that does not start at its origin. */
+#define XCHG_BAD_BUFFER(buf, bytes, t) ((bytes) > 0 && !(buf) && !(t)->absolute)
+
+/* MPI_ERR_TYPE for an uncommitted type (the caller then hands the call to the MPI library) */
 int xchg_type_info(MPI_Datatype type, xchg_type_t *info);
+void xchg_type_finalize(void);
 /* count elements at buf -> count * size packed bytes at out (and back). */
 int xchg_pack(const void *buf, size_t count, const xchg_type_t *type, void *out, MPI_Comm comm);
 int xchg_unpack(const void *packed, size_t count, const xchg_type_t *type, void *buf,
