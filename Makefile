@@ -76,9 +76,12 @@ $(BUILD)/apps/%: tests/apps/%.c
 deps:
 	@scripts/setup.sh $(MPI)
 
-test: deps
-	@$(MAKE) --no-print-directory all
-	@MPI=$(MPI) BUILD=$(BUILD) scripts/run_tests.sh
+# The suite runs on every MPI in TEST_MPIS (default both; `make test TEST_MPIS=mpich` for one).
+TEST_MPIS ?= mpich openmpi
+test:
+	@for m in $(TEST_MPIS); do scripts/setup.sh $$m || exit 1; done
+	@for m in $(TEST_MPIS); do $(MAKE) --no-print-directory MPI=$$m all || exit 1; done
+	@TEST_MPIS="$(TEST_MPIS)" scripts/test_all.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory all
