@@ -129,11 +129,6 @@ int xchg_type_info(MPI_Datatype type, xchg_type_t *info)
     info->type = type;
     info->size = (size_t)size;
     info->dense = dense(type, 0);
-    {
-        MPI_Aint true_lb, true_extent;
-        PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
-        info->absolute = true_lb != 0;
-    }
     return MPI_SUCCESS;
 }
 

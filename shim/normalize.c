@@ -4,7 +4,8 @@
  * For each collective:
  *   1. cases the library does not handle go to the MPI library unchanged (XCHG_PASS):
  *      XCHG_DISABLE, MPI_COMM_NULL, intercommunicators, and invalid arguments (negative
- *      counts, MPI_DATATYPE_NULL, NULL buffers with data, mismatched send/receive sizes), so
+ *      counts, MPI_DATATYPE_NULL, uncommitted types, NULL buffers with data (MPI_BOTTOM
+ *      included), mismatched send/receive sizes), so
  *      that the MPI library reports them exactly as it would without xchg;
  *   2. the context of the communicator (shim/context.c) and the algorithm (shim/select.c);
  *   3. send data: used in place when the send type is dense, else packed into scratch; with
@@ -53,50 +54,65 @@ static int choose(MPI_Comm comm, const xchg_call_t *call, xchg_ctx_t **ctx, int 
     return MPI_SUCCESS;
 }
 
+/* Steps 1 and 2 for the collectives of equal blocks: pass-through checks, types, the block
+ * size, the context and the choice. With MPI_IN_PLACE the send side becomes the receive side:
+ * all of recvbuf for alltoall, this rank's block of it for allgather. */
+static int block_call(int coll, const void **sendbuf, MPI_Count *sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                      xchg_type_t *st, xchg_type_t *rt, size_t *block, xchg_ctx_t **ctx,
+                      xchg_outcome_t *out)
+{
+    int in_place = *sendbuf == MPI_IN_PLACE, p, rank;
+    xchg_call_t call;
+
+    out->algo = -1;
+    if (pass_through(comm))
+        return XCHG_PASS;
+    if (recvcount < 0 || !type_ok(recvtype) ||
+        (!in_place && (*sendcount < 0 || !type_ok(sendtype))))
+        return XCHG_PASS;
+    if (xchg_type_info(recvtype, rt) != MPI_SUCCESS)
+        return XCHG_PASS;
+    PMPI_Comm_size(comm, &p);
+    PMPI_Comm_rank(comm, &rank);
+    if (in_place) {
+        *st = *rt;
+        *sendcount = recvcount;
+        *sendbuf = coll == XCHG_ALLGATHER
+                       ? (const char *)recvbuf + (MPI_Aint)rank * recvcount * rt->extent
+                       : recvbuf;
+    } else if (xchg_type_info(sendtype, st) != MPI_SUCCESS) {
+        return XCHG_PASS;
+    }
+    *block = (size_t)recvcount * rt->size;
+    if ((size_t)*sendcount * st->size != *block)
+        return XCHG_PASS;
+    if (XCHG_NULL_BUFFER(recvbuf, *block) || XCHG_NULL_BUFFER(*sendbuf, *block))
+        return XCHG_PASS;
+    memset(&call, 0, sizeof call);
+    call.coll = coll;
+    call.comm_size = p;
+    call.block_bytes = *block;
+    out->key = *block;
+    return choose(comm, &call, ctx, &out->algo, &out->params);
+}
+
 int xchg_do_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                      xchg_outcome_t *out)
 {
-    int *algo = &out->algo;
-    size_t *key = &out->key;
-    xchg_params_t *params = &out->params;
     xchg_type_t st, rt;
     xchg_ctx_t *ctx;
-    xchg_call_t call;
     int in_place = sendbuf == MPI_IN_PLACE, rc, p;
     const char *send;
     char *recv, *packed;
     size_t block;
 
-    *algo = -1;
-    if (pass_through(comm))
-        return XCHG_PASS;
-    if (recvcount < 0 || !type_ok(recvtype) || (!in_place && (sendcount < 0 || !type_ok(sendtype))))
-        return XCHG_PASS;
-    if (xchg_type_info(recvtype, &rt) != MPI_SUCCESS)
-        return XCHG_PASS;
-    if (in_place) {
-        st = rt;
-        sendcount = recvcount;
-        sendbuf = recvbuf;
-    } else if (xchg_type_info(sendtype, &st) != MPI_SUCCESS) {
-        return XCHG_PASS;
-    }
-    block = (size_t)recvcount * rt.size;
-    if ((size_t)sendcount * st.size != block)
-        return XCHG_PASS;
-    if (XCHG_BAD_BUFFER(recvbuf, block, &rt) || XCHG_BAD_BUFFER(sendbuf, block, &st))
-        return XCHG_PASS;
-
-    PMPI_Comm_size(comm, &p);
-    memset(&call, 0, sizeof call);
-    call.coll = XCHG_ALLTOALL;
-    call.comm_size = p;
-    call.block_bytes = block;
-    *key = block;
-    rc = choose(comm, &call, &ctx, algo, params);
+    rc = block_call(XCHG_ALLTOALL, &sendbuf, &sendcount, sendtype, recvbuf, recvcount, recvtype,
+                    comm, &st, &rt, &block, &ctx, out);
     if (rc != MPI_SUCCESS || block == 0)
         return rc;
+    p = ctx->size;
 
     /* send blocks: in place, or packed (always a copy when MPI_IN_PLACE) */
     send = sendbuf;
@@ -118,7 +134,7 @@ int xchg_do_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
         if (!recv)
             return MPI_ERR_NO_MEM;
     }
-    rc = xchg_algos[*algo].alltoall(ctx, send, recv, block, params);
+    rc = xchg_algos[out->algo].alltoall(ctx, send, recv, block, &out->params);
     if (rc != MPI_SUCCESS || rt.dense)
         return rc;
     for (int j = 0; j < p && rc == MPI_SUCCESS; j++)
@@ -131,47 +147,19 @@ int xchg_do_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                       xchg_outcome_t *out)
 {
-    int *algo = &out->algo;
-    size_t *key = &out->key;
-    xchg_params_t *params = &out->params;
     xchg_type_t st, rt;
     xchg_ctx_t *ctx;
-    xchg_call_t call;
-    int in_place = sendbuf == MPI_IN_PLACE, rc, p, rank;
+    int rc, p, rank;
     const char *send;
     char *recv;
     size_t block;
 
-    *algo = -1;
-    if (pass_through(comm))
-        return XCHG_PASS;
-    if (recvcount < 0 || !type_ok(recvtype) || (!in_place && (sendcount < 0 || !type_ok(sendtype))))
-        return XCHG_PASS;
-    if (xchg_type_info(recvtype, &rt) != MPI_SUCCESS)
-        return XCHG_PASS;
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
-    if (in_place) {
-        st = rt;
-        sendcount = recvcount;
-        sendbuf = (const char *)recvbuf + (MPI_Aint)rank * recvcount * rt.extent;
-    } else if (xchg_type_info(sendtype, &st) != MPI_SUCCESS) {
-        return XCHG_PASS;
-    }
-    block = (size_t)recvcount * rt.size;
-    if ((size_t)sendcount * st.size != block)
-        return XCHG_PASS;
-    if (XCHG_BAD_BUFFER(recvbuf, block, &rt) || XCHG_BAD_BUFFER(sendbuf, block, &st))
-        return XCHG_PASS;
-
-    memset(&call, 0, sizeof call);
-    call.coll = XCHG_ALLGATHER;
-    call.comm_size = p;
-    call.block_bytes = block;
-    *key = block;
-    rc = choose(comm, &call, &ctx, algo, params);
+    rc = block_call(XCHG_ALLGATHER, &sendbuf, &sendcount, sendtype, recvbuf, recvcount, recvtype,
+                    comm, &st, &rt, &block, &ctx, out);
     if (rc != MPI_SUCCESS || block == 0)
         return rc;
+    p = ctx->size;
+    rank = ctx->rank;
 
     recv = rt.dense ? recvbuf : xchg_scratch(ctx, XCHG_SCRATCH_SHIM_RECV, (size_t)p * block);
     if (!recv)
@@ -188,7 +176,7 @@ int xchg_do_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
             return rc;
         send = packed;
     }
-    rc = xchg_algos[*algo].allgather(ctx, send, recv, block, params);
+    rc = xchg_algos[out->algo].allgather(ctx, send, recv, block, &out->params);
     if (rc != MPI_SUCCESS || rt.dense)
         return rc;
     for (int j = 0; j < p && rc == MPI_SUCCESS; j++)
@@ -278,8 +266,8 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
     recvoffs = recvbytes + p;
     side_layout(p, sendcounts, sdispls, &st, sendbytes, sendoffs, &send_shift, &send_total);
     side_layout(p, recvcounts, rdispls, &rt, recvbytes, recvoffs, &recv_shift, &recv_total);
-    if ((!in_place && XCHG_BAD_BUFFER(sendbuf, send_total, &st)) ||
-        XCHG_BAD_BUFFER(recvbuf, recv_total, &rt))
+    if ((!in_place && XCHG_NULL_BUFFER(sendbuf, send_total)) ||
+        XCHG_NULL_BUFFER(recvbuf, recv_total))
         return XCHG_PASS;
     for (int j = 0; j < p; j++) {
         largest = sendbytes[j] > largest ? sendbytes[j] : largest;
