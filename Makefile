@@ -65,7 +65,7 @@ $(BUILD)/tests/%: tests/mpi/%.c $(wildcard tests/mpi/*.h) $(wildcard tuning/work
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $< $(wildcard tuning/workloads.c) -lm
 
-$(BUILD)/tests/%: tests/mpi/%.f90
+$(BUILD)/tests/%: tests/mpi/%.f90 $(wildcard tests/mpi/*.inc)
 	@mkdir -p $(dir $@)
 	$(MPIFC) -O1 -fallow-argument-mismatch -J $(dir $@) -o $@ $<
 

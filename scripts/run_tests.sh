@@ -43,7 +43,7 @@ LOGS=$build_dir/test-logs
 TIMEOUT=${XCHG_TEST_TIMEOUT:-180}
 MAX_TIMEOUTS=3 # after this many timed-out launches the rest are not started (a hanging library)
 RANKS=(1 2 3 4 5 7 8)
-FORTRAN_MPIS="mpich" # MPIs on which the Fortran programs run (Open MPI: issue 6)
+FORTRAN_MPIS="mpich openmpi" # MPIs on which the Fortran programs run
 NPROC=$(nproc)
 
 # The caller's XCHG_* settings must not leak into the cases (XCHG_TEST_TIMEOUT is read above).

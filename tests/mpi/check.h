@@ -5,8 +5,9 @@
  *   - check_value():  the formula every test element comes from, f(source, destination, index,
  *                     salt), mixed so that a block from the wrong rank, the wrong place or an
  *                     earlier call (another salt) cannot pass by accident;
- *   - check_count() / check_fail(): the counters of checks and failures; a failure prints one
- *                     line (capped per rank, so a broken algorithm does not flood the log);
+ *   - check_count() / check_fail() / check_skip(): the counters of checks, failures and skipped
+ *                     checks; a failure prints one line, in one write (capped per rank at
+ *                     CHECK_MAX_PRINTED, so a broken algorithm does not flood the log);
  *   - check_finish(): totals over all ranks, the final line "PROG: N checks, M failed" from
  *                     rank 0 (", K skipped" when something was skipped), and the exit status.
  */

@@ -1,14 +1,14 @@
 /*
  * large_count: MPI_Alltoall and MPI_Allgather whose per-rank buffers exceed 2^31 bytes, and
  * (MPI_VERSION >= 4) MPI_Alltoall_c and MPI_Allgather_c with MPI_CHAR counts, at one rank
- * above INT_MAX per block. Run at 1 and 2 ranks (any rank count works; the memory grows with
- * nothing but the per-rank totals below).
+ * above INT_MAX per block. Run at 1 and 2 ranks (any rank count works: the memory per rank does
+ * not grow with the rank count).
  *
  * The calls (B = 2^31 + 64 KiB, the bytes of every per-rank buffer):
  *   alltoall    a contiguous derived type of 4 KiB, p blocks of B/p bytes each way;
  *   allgather   the same type, B/p bytes sent, B received;
- *   alltoall_c  MPI_CHAR, B/p per block (2^31 + 4 KiB, above INT_MAX, at one rank);
- *   allgather_c MPI_CHAR, in place, B/p per block (2^31 + 4 KiB at one rank).
+ *   alltoall_c  MPI_CHAR, B/p per block (B itself, above INT_MAX, at one rank);
+ *   allgather_c MPI_CHAR, in place, B/p per block (B at one rank).
  * Every 8-byte word of every received block is checked against a cheap formula,
  * seed(source, destination, call) + index * odd constant, so that a word from the wrong rank,
  * the wrong offset (a 32-bit wrap-around) or an earlier call cannot pass; 64 guard bytes after
