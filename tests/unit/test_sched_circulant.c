@@ -24,18 +24,7 @@
 #include "../../algos/sched/circulant.h"
 #include "../../tuning/cost.h"
 
-static int checks, failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
+#include "unit.h"
 
 typedef struct tracker {
     int p, k;
@@ -429,6 +418,5 @@ int main(void)
     free(pool.arriving);
     free(pool.touched);
     free(pool.sent);
-    printf("test_sched_circulant: %d checks, %d failed\n", checks, failures);
-    return failures != 0;
+    return unit_finish("test_sched_circulant");
 }

@@ -23,18 +23,7 @@
 #include "../../algos/sched/radix.h"
 #include "../../tuning/cost.h"
 
-static int checks, failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
+#include "unit.h"
 
 /* The independent tracker: where every block is, and what the rounds looked like. */
 typedef struct tracker {
@@ -428,6 +417,5 @@ int main(void)
     check_schedules();
     check_cost();
     check_cost_rounds();
-    printf("test_sched_radix: %d checks, %d failed\n", checks, failures);
-    return failures != 0;
+    return unit_finish("test_sched_radix");
 }

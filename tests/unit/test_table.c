@@ -15,18 +15,7 @@
 #include "../../tuning/table.h"
 #include "../../tuning/table_write.h"
 
-static int checks, failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
+#include "unit.h"
 
 /* Reports collected from the parser. */
 #define MAX_REPORTS 16
@@ -493,6 +482,5 @@ int main(void)
     test_ranges_and_lookup();
     test_round_trip();
     test_load();
-    printf("test_table: %d checks, %d failed\n", checks, failures);
-    return failures ? 1 : 0;
+    return unit_finish("test_table");
 }

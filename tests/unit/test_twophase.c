@@ -25,20 +25,7 @@
 #include "../../tuning/cost.h"
 #include "../../tuning/workloads.h"
 
-static long checks, failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            if (failures <= 40) {                                                                  \
-                printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
-                printf(__VA_ARGS__);                                                               \
-                printf("\n");                                                                      \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
+#include "unit.h"
 
 /* Deterministic random numbers (splitmix64). */
 static uint64_t rng_state = 12345;
@@ -755,6 +742,5 @@ int main(void)
     test_guards();
     test_cost();
     test_workloads();
-    printf("test_twophase: %ld checks, %ld failed\n", checks, failures);
-    return failures ? 1 : 0;
+    return unit_finish("test_twophase");
 }
