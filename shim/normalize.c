@@ -97,6 +97,17 @@ static int block_call(int coll, const void **sendbuf, MPI_Count *sendcount, MPI_
     return choose(comm, &call, ctx, &out->algo, &out->params);
 }
 
+/* Step 4 for equal blocks: p received blocks of block bytes -> the user's receive type. */
+static int unpack_blocks(const char *recv, int p, size_t block, void *recvbuf,
+                         MPI_Count recvcount, const xchg_type_t *rt, MPI_Comm comm)
+{
+    int rc = MPI_SUCCESS;
+    for (int j = 0; j < p && rc == MPI_SUCCESS; j++)
+        rc = xchg_unpack(recv + (size_t)j * block, (size_t)recvcount, rt,
+                         (char *)recvbuf + (MPI_Aint)j * recvcount * rt->extent, comm);
+    return rc;
+}
+
 int xchg_do_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                      xchg_outcome_t *out)
@@ -137,10 +148,7 @@ int xchg_do_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
     rc = xchg_algos[out->algo].alltoall(ctx, send, recv, block, &out->params);
     if (rc != MPI_SUCCESS || rt.dense)
         return rc;
-    for (int j = 0; j < p && rc == MPI_SUCCESS; j++)
-        rc = xchg_unpack(recv + (size_t)j * block, (size_t)recvcount, &rt,
-                         (char *)recvbuf + (MPI_Aint)j * recvcount * rt.extent, ctx->comm);
-    return rc;
+    return unpack_blocks(recv, p, block, recvbuf, recvcount, &rt, ctx->comm);
 }
 
 int xchg_do_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -179,10 +187,7 @@ int xchg_do_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
     rc = xchg_algos[out->algo].allgather(ctx, send, recv, block, &out->params);
     if (rc != MPI_SUCCESS || rt.dense)
         return rc;
-    for (int j = 0; j < p && rc == MPI_SUCCESS; j++)
-        rc = xchg_unpack(recv + (size_t)j * block, (size_t)recvcount, &rt,
-                         (char *)recvbuf + (MPI_Aint)j * recvcount * rt.extent, ctx->comm);
-    return rc;
+    return unpack_blocks(recv, p, block, recvbuf, recvcount, &rt, ctx->comm);
 }
 
 static MPI_Count count_at(xchg_counts_t counts, int j)
