@@ -72,7 +72,7 @@ int xchg_algo_find(int coll, const char *name)
     return -1;
 }
 
-static int key_allowed(const xchg_algo_t *algo, const char *key)
+int xchg_algo_has_key(const xchg_algo_t *algo, const char *key)
 {
     size_t len = strlen(key);
     const char *k = algo->keys;
@@ -180,7 +180,7 @@ int xchg_spec_parse(int coll, const char *spec, int *algo, xchg_params_t *params
             return -1;
         }
         *eq = '\0';
-        if (!key_allowed(a, item)) {
+        if (!xchg_algo_has_key(a, item)) {
             snprintf(err, errlen, "unknown key '%s' for %s (keys: %s)", item, a->name,
                      a->keys[0] ? a->keys : "none");
             return -1;
@@ -196,12 +196,12 @@ void xchg_params_format(const xchg_algo_t *algo, const xchg_params_t *params, ch
 {
     size_t used = 0;
     out[0] = '\0';
-    if (key_allowed(algo, "inner") && params->inner > 0)
+    if (xchg_algo_has_key(algo, "inner") && params->inner > 0)
         used += (size_t)snprintf(out + used, outlen - used, "inner=%s",
                                  xchg_algos[params->inner - 1].name);
-    if (key_allowed(algo, "r") && params->radix > 0 && used < outlen)
+    if (xchg_algo_has_key(algo, "r") && params->radix > 0 && used < outlen)
         used += (size_t)snprintf(out + used, outlen - used, "%sr=%d", used ? "," : "",
                                  params->radix);
-    if (key_allowed(algo, "k") && params->nports > 0 && used < outlen)
+    if (xchg_algo_has_key(algo, "k") && params->nports > 0 && used < outlen)
         snprintf(out + used, outlen - used, "%sk=%d", used ? "," : "", params->nports);
 }

@@ -138,6 +138,8 @@ extern const xchg_algo_t xchg_algos[];
 extern const int xchg_nalgos;
 const char *xchg_coll_name(int coll); /* "alltoall", "allgather", "alltoallv" */
 int xchg_algo_find(int coll, const char *name); /* registry index, or -1 */
+/* 1 when key ("r", "k", "inner") is one of the algorithm's keys */
+int xchg_algo_has_key(const xchg_algo_t *algo, const char *key);
 /* "NAME[:KEY=VALUE,...]" into an index and params; 0 on success, else -1 with err filled */
 int xchg_spec_parse(int coll, const char *spec, int *algo, xchg_params_t *params, char *err,
                     size_t errlen);

@@ -221,18 +221,6 @@ static int parse_options(int argc, char **argv, options_t *opt)
     return 0;
 }
 
-static int algo_has_key(const xchg_algo_t *algo, const char *key)
-{
-    size_t len = strlen(key);
-    for (const char *k = algo->keys; *k;) {
-        size_t n = strcspn(k, ",");
-        if (n == len && strncmp(k, key, n) == 0)
-            return 1;
-        k += n + (k[n] == ',');
-    }
-    return 0;
-}
-
 /* The default specs of coll: native, auto, every algorithm, and the radix variants. */
 static int default_specs(int coll, char specs[][SPEC_LEN])
 {
@@ -244,7 +232,7 @@ static int default_specs(int coll, char specs[][SPEC_LEN])
         if (a->coll != coll || strcmp(a->name, "native") == 0)
             continue;
         snprintf(specs[n++], SPEC_LEN, "%s", a->name);
-        if (algo_has_key(a, "r")) {
+        if (xchg_algo_has_key(a, "r")) {
             snprintf(specs[n++], SPEC_LEN, "%s:r=2", a->name);
             snprintf(specs[n++], SPEC_LEN, "%s:r=SQRTP", a->name);
             snprintf(specs[n++], SPEC_LEN, "%s:r=P", a->name);

@@ -460,18 +460,6 @@ out:
 /* ---------------------------------------------------------------------------------------- */
 /* Phase 4: candidates and cells                                                             */
 
-static int algo_has_key(const xchg_algo_t *algo, const char *key)
-{
-    size_t len = strlen(key);
-    for (const char *k = algo->keys; *k;) {
-        size_t n = strcspn(k, ",");
-        if (n == len && strncmp(k, key, n) == 0)
-            return 1;
-        k += n + (k[n] == ',');
-    }
-    return 0;
-}
-
 static int cmp_candidate(const void *a, const void *b)
 {
     const candidate_t *x = a, *y = b;
@@ -517,7 +505,7 @@ static int enumerate(int coll, int p, size_t bytes, const xchg_machine_t *machin
             continue;
         memset(&params, 0, sizeof params);
         add_candidate(out, &n, i, &params, &call, machine);
-        if (algo_has_key(a, "r")) {
+        if (xchg_algo_has_key(a, "r")) {
             int radices[3] = {2, sqrt_p < 2 ? 2 : sqrt_p, p < 2 ? 2 : p};
             for (int v = 0; v < 3; v++) {
                 memset(&params, 0, sizeof params);
@@ -525,14 +513,14 @@ static int enumerate(int coll, int p, size_t bytes, const xchg_machine_t *machin
                 add_candidate(out, &n, i, &params, &call, machine);
             }
         }
-        if (algo_has_key(a, "k")) {
+        if (xchg_algo_has_key(a, "k")) {
             for (int k = 1; k <= 4 && (k == 1 || k <= p - 1); k *= 2) {
                 memset(&params, 0, sizeof params);
                 params.nports = k;
                 add_candidate(out, &n, i, &params, &call, machine);
             }
         }
-        if (algo_has_key(a, "inner")) {
+        if (xchg_algo_has_key(a, "inner")) {
             for (int j = 0; j < xchg_nalgos; j++) {
                 if (!xchg_algos[j].alltoall)
                     continue;
