@@ -55,8 +55,9 @@
 int xchg_alltoallv_twophase(xchg_ctx_t *ctx, const void *sendbuf, const size_t *sendbytes,
                             const size_t *sendoffs, void *recvbuf, const size_t *recvbytes,
                             const size_t *recvoffs, const xchg_call_t *call,
-                            const xchg_params_t *params)
+                            const xchg_params_t *params, xchg_carry_t *carry)
 {
+    (void)carry;
     const char *send = sendbuf;
     char *recv = recvbuf, *bins, *landing, *bins2, *landing2;
     int p = ctx->size, rank = ctx->rank, rc = MPI_SUCCESS, broken = 0;

@@ -106,10 +106,21 @@ typedef int xchg_alltoall_fn(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf
                              size_t block_bytes, const xchg_params_t *params);
 typedef int xchg_allgather_fn(xchg_ctx_t *ctx, const void *sendblock, void *recvbuf,
                               size_t block_bytes, const xchg_params_t *params);
+/* Statistics an alltoallv carries along with its own messages, so that the next call on the
+ * communicator is decided from values every rank knows without a separate agreement round
+ * (shim/normalize.c). An algorithm that can carry them (pairwise: every rank hears from every
+ * other) sets agreed[i] to the maximum of mine[i] over all ranks and done to 1; one that
+ * cannot leaves done at 0. */
+typedef struct xchg_carry {
+    uint64_t mine[3];   /* this rank: bytes sent, bytes received, largest single message */
+    uint64_t agreed[3]; /* the maxima over all ranks, when done */
+    int done;
+} xchg_carry_t;
+
 typedef int xchg_alltoallv_fn(xchg_ctx_t *ctx, const void *sendbuf, const size_t *sendbytes,
                               const size_t *sendoffs, void *recvbuf, const size_t *recvbytes,
                               const size_t *recvoffs, const xchg_call_t *call,
-                              const xchg_params_t *params);
+                              const xchg_params_t *params, xchg_carry_t *carry);
 
 /* One registry entry (algos/registry.c). */
 typedef struct xchg_algo {

@@ -8,6 +8,10 @@
  *   XCHG_STATS=1                   per-algorithm statistics at MPI_Finalize
  *   XCHG_VERBOSE=1                 every new decision, with its reason
  *   XCHG_TUNING=FILE               tuning table (tuning/table.c), else the built-in models
+ *   XCHG_STRICT=1                  a forced algorithm that cannot serve a call is an error
+ *   XCHG_LEARN=1|0|FILE            learn the fastest candidate of repeating call shapes (default
+ *                                  1); FILE: also write the learned choices as a tuning table
+ *   XCHG_TEST_SKEW_TIMES=1         testing knob: every rank distorts its own timings
  *
  * A bad value is reported once, by world rank 0, naming the variable and the valid choices;
  * the safe default is used and the program goes on.
@@ -62,6 +66,27 @@ static int read_wait(void)
         return 2;
     xchg_warn("XCHG_WAIT=%s: expected auto, spin or yield; using auto", value);
     return 0;
+}
+
+/* XCHG_LEARN: unset, empty or 1 = on; 0 = off; anything else names the file to write. */
+static void read_learn(void)
+{
+    const char *value = getenv("XCHG_LEARN");
+    xchg_config.learn = 1;
+    xchg_config.learn_path[0] = '\0';
+    if (!value || !*value || strcmp(value, "1") == 0)
+        return;
+    if (strcmp(value, "0") == 0) {
+        xchg_config.learn = 0;
+        return;
+    }
+    if (strlen(value) >= sizeof xchg_config.learn_path) {
+        xchg_warn("XCHG_LEARN: the path is longer than %zu characters; learning without "
+                  "writing a file",
+                  sizeof xchg_config.learn_path - 1);
+        return;
+    }
+    snprintf(xchg_config.learn_path, sizeof xchg_config.learn_path, "%s", value);
 }
 
 static int set_forced(int coll, const char *spec, char *err, size_t errlen)
@@ -133,6 +158,9 @@ void xchg_config_load(void)
     xchg_config.wait = read_wait();
     xchg_config.stats = read_flag("XCHG_STATS");
     xchg_config.verbose = read_flag("XCHG_VERBOSE");
+    xchg_config.strict = read_flag("XCHG_STRICT");
+    xchg_config.test_skew = read_flag("XCHG_TEST_SKEW_TIMES");
+    read_learn();
     for (int coll = 0; coll < XCHG_NCOLLS; coll++) {
         const char *value = getenv(coll_vars[coll]);
         xchg_config.forced[coll] = XCHG_AUTO;

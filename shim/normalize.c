@@ -47,7 +47,9 @@ static int choose(MPI_Comm comm, const xchg_call_t *call, xchg_ctx_t **ctx, int 
     *ctx = xchg_ctx_get(comm, &rc);
     if (!*ctx)
         return rc;
-    *algo = xchg_select(call, params, (*ctx)->rank == 0);
+    rc = xchg_select(*ctx, call, algo, params);
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (!xchg_algos[*algo].alltoall && !xchg_algos[*algo].allgather &&
         !xchg_algos[*algo].alltoallv)
         return XCHG_PASS;
@@ -301,7 +303,9 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
         call.max_total_bytes = agreed[3];
     }
     call.block_bytes = xchg_size_key(&call);
-    *algo = xchg_select(&call, params, ctx->rank == 0);
+    rc = xchg_select(ctx, &call, algo, params);
+    if (rc != MPI_SUCCESS)
+        return rc;
     *key = xchg_size_key(&call);
     if (!xchg_algos[*algo].alltoallv)
         return XCHG_PASS;
@@ -331,7 +335,7 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
             return MPI_ERR_NO_MEM;
     }
     rc = xchg_algos[*algo].alltoallv(ctx, send, sendbytes, sendoffs, recv, recvbytes, recvoffs,
-                                     &call, params);
+                                     &call, params, NULL);
     if (rc != MPI_SUCCESS || rt.dense)
         return rc;
     for (int j = 0; j < p && rc == MPI_SUCCESS; j++)

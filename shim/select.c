@@ -87,8 +87,13 @@ static void say(const xchg_call_t *call, int algo, const xchg_params_t *params,
 }
 
 /* Decide without the cache; reason receives the explanation. */
-static int decide(const xchg_call_t *call, xchg_params_t *params, char *reason, size_t len)
+int xchg_decide(const xchg_call_t *call, xchg_params_t *params, char *reason, size_t len)
 {
+    char scratch[8];
+    if (!reason) {
+        reason = scratch;
+        len = sizeof scratch;
+    }
     const char *why = "";
     int forced = xchg_config.forced[call->coll];
     const xchg_rule_t *rule;
@@ -132,7 +137,7 @@ void xchg_select_forget(void)
     pthread_mutex_unlock(&decisions_lock);
 }
 
-int xchg_select(const xchg_call_t *call, xchg_params_t *params, int announce)
+static int select_cached(const xchg_call_t *call, xchg_params_t *params, int announce)
 {
     char reason[512];
     int algo, print = 0;
@@ -147,13 +152,13 @@ int xchg_select(const xchg_call_t *call, xchg_params_t *params, int announce)
             d->announced |= print;
             pthread_mutex_unlock(&decisions_lock);
             if (print) {
-                decide(call, params, reason, sizeof reason); /* the same, with its reason */
+                xchg_decide(call, params, reason, sizeof reason); /* the same, with its reason */
                 say(call, algo, params, reason);
             }
             return algo;
         }
     }
-    algo = decide(call, params, reason, sizeof reason);
+    algo = xchg_decide(call, params, reason, sizeof reason);
     print = announce && xchg_config.verbose;
     decisions[decisions_next] = (decision_t){1, *call, algo, *params, print};
     decisions_next = (decisions_next + 1) % XCHG_DECISIONS;
@@ -161,6 +166,12 @@ int xchg_select(const xchg_call_t *call, xchg_params_t *params, int announce)
     if (print)
         say(call, algo, params, reason);
     return algo;
+}
+
+int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, int *algo, xchg_params_t *params)
+{
+    *algo = select_cached(call, params, ctx->rank == 0);
+    return MPI_SUCCESS;
 }
 
 int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf,
@@ -180,7 +191,7 @@ int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf
         chosen.nports = params ? params->nports : 0;
         complete(algo, &call, &chosen);
     } else {
-        algo = xchg_select(&call, &chosen, 0);
+        algo = select_cached(&call, &chosen, 0);
     }
     if (!xchg_algos[algo].alltoall) {
         /* native: the MPI library's alltoall on the private communicator */

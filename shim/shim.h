@@ -16,6 +16,13 @@ typedef struct xchg_config {
     int wait;                 /* XCHG_WAIT: 0 auto, 1 spin, 2 yield */
     int stats;                /* XCHG_STATS=1 */
     int verbose;              /* XCHG_VERBOSE=1 */
+    int strict;               /* XCHG_STRICT=1: a forced algorithm that cannot serve a call is an
+                                 error (the call fails with MPI_ERR_OTHER), not a fallback */
+    int learn;                /* XCHG_LEARN: 1 (default) time the best candidates of a repeating
+                                 call shape and settle on the fastest (shim/learn.c); 0 off */
+    char learn_path[4096];    /* XCHG_LEARN=FILE: also write what was learned there at finalize */
+    int test_skew;            /* XCHG_TEST_SKEW_TIMES=1 (testing knob): each rank distorts its
+                                 own timings, so that ranks disagree locally */
     int forced[XCHG_NCOLLS];  /* registry index, or XCHG_AUTO */
     xchg_params_t forced_params[XCHG_NCOLLS];
     xchg_table_t table;       /* XCHG_TUNING (empty without it) */
@@ -38,9 +45,14 @@ void xchg_ctx_finalize(void);   /* free the contexts of COMM_WORLD and COMM_SELF
 
 /* select.c */
 size_t xchg_size_key(const xchg_call_t *call);
-/* Choose the algorithm (registry index) and complete params for a call; announce: this rank
- * prints the decision under XCHG_VERBOSE (rank 0 of the communicator). */
-int xchg_select(const xchg_call_t *call, xchg_params_t *params, int announce);
+/* The decision for a call shape, uncached: forced > table > model. Completes params; reason
+ * (may be NULL) receives why. A pure function of the call and the configuration. */
+int xchg_decide(const xchg_call_t *call, xchg_params_t *params, char *reason, size_t len);
+/* The decision for a call on ctx's communicator (cached per context, learning where enabled):
+ * *algo and *params. MPI_SUCCESS, or MPI_ERR_OTHER under XCHG_STRICT when the forced algorithm
+ * cannot serve the call (reported by name). Collective in effect: every rank of the
+ * communicator must make the same sequence of calls (learning agrees on timings). */
+int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, int *algo, xchg_params_t *params);
 /* Drop every cached decision (after the configuration changed: xchg_force). */
 void xchg_select_forget(void);
 

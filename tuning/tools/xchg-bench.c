@@ -409,7 +409,7 @@ static void describe(int coll, const char *spec, const xchg_call_t *model, char 
     out[0] = '\0';
     if (strcmp(spec, "auto") == 0) {
         memset(&params, 0, sizeof params);
-        algo = xchg_select(model, &params, 0);
+        algo = xchg_decide(model, &params, NULL, 0);
         xchg_params_format(&xchg_algos[algo], &params, text, sizeof text);
         snprintf(out, outlen, "%s%s%s", xchg_algos[algo].name, text[0] ? ":" : "", text);
     } else {
