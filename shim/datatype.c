@@ -8,14 +8,33 @@
  * change the extent) plus the extents; anything else (indexed, struct, subarray, gaps, pair
  * types such as MPI_DOUBLE_INT with padding) is packed with MPI_Pack in signature order and
  * unpacked with MPI_Unpack, which writes only the bytes of the receive type map. Packing
- * works in pieces of at most INT_MAX bytes, so totals above 2^31 bytes work with the int
- * interface too.
+ * works in pieces of at most min(INT_MAX, XCHG_PIECE_BYTES) bytes (at least one element), so
+ * totals above 2^31 bytes work with the int interface too.
+ *
+ * MPI_BOTTOM (a NULL buffer) with a type of absolute addresses: MPICH's MPI_Pack refuses a
+ * NULL buffer, but any message may be received as MPI_PACKED, and a message's packed form is
+ * the bytes of its signature, as MPI_Pack's is. Such a buffer is packed by a message to self
+ * on the library's own MPI_COMM_SELF duplicate, sent with the user's type and received as
+ * MPI_PACKED, and unpacked the other way round (each message its own tag, so that threads
+ * never match each other's).
+ *
+ * Type information is cached per process, keyed by the MPI_Datatype handle (direct-mapped,
+ * one mutex; a hit makes no MPI call): xchg_type_info runs twice per intercepted collective.
+ * A handle may be reused once its type is freed, so a derived type is cached only with an
+ * attribute of the library's keyval on it, whose delete callback (run by MPI_Type_free)
+ * evicts the entry. Named types are never freed and need no attribute; uncommitted types are
+ * never cached.
  */
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "normalize.h"
+
+#ifndef XCHG_PIECE_BYTES
+#define XCHG_PIECE_BYTES ((size_t)1 << 30)
+#endif
 
 static int dense(MPI_Datatype type, int depth);
 
@@ -81,8 +100,8 @@ static int dense(MPI_Datatype type, int depth)
     return constructor_dense(type, combiner, depth);
 }
 
-/* A communicator of the library's own with MPI_ERRORS_RETURN, for probing datatypes without
- * invoking any handler of the user's. */
+/* A communicator of the library's own with MPI_ERRORS_RETURN, for probing datatypes and for
+ * packing MPI_BOTTOM buffers by messages to self, without invoking any handler of the user's. */
 static MPI_Comm probe_comm = MPI_COMM_NULL;
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 
@@ -92,33 +111,116 @@ static void probe_create(void)
         PMPI_Comm_set_errhandler(probe_comm, MPI_ERRORS_RETURN);
 }
 
+/* ---- the cache of type information ---- */
+
+#define TYPE_CACHE_BITS 8 /* 256 slots */
+
+typedef struct type_slot {
+    int used;
+    xchg_type_t info; /* info.type is the key */
+} type_slot_t;
+
+static type_slot_t type_cache[1 << TYPE_CACHE_BITS];
+static pthread_mutex_t type_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static int type_keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
+
+/* MPICH's handles are ints and Open MPI's pointers: both convert to an integer. */
+static size_t slot_of(MPI_Datatype type)
+{
+    uint64_t h = (uint64_t)(uintptr_t)type * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> (64 - TYPE_CACHE_BITS));
+}
+
+static int cache_lookup(MPI_Datatype type, xchg_type_t *info)
+{
+    const type_slot_t *slot = &type_cache[slot_of(type)];
+    int hit;
+    pthread_mutex_lock(&type_cache_lock);
+    hit = slot->used && slot->info.type == type;
+    if (hit)
+        *info = slot->info;
+    pthread_mutex_unlock(&type_cache_lock);
+    return hit;
+}
+
+static void cache_store(const xchg_type_t *info)
+{
+    type_slot_t *slot = &type_cache[slot_of(info->type)];
+    pthread_mutex_lock(&type_cache_lock);
+    slot->used = 1;
+    slot->info = *info;
+    pthread_mutex_unlock(&type_cache_lock);
+}
+
+/* The attribute's delete callback: MPI_Type_free (or a replaced attribute) evicts the type. */
+static int cache_evict(MPI_Datatype type, int keyval, void *value, void *extra)
+{
+    type_slot_t *slot = &type_cache[slot_of(type)];
+    (void)keyval;
+    (void)value;
+    (void)extra;
+    pthread_mutex_lock(&type_cache_lock);
+    if (slot->used && slot->info.type == type)
+        slot->used = 0;
+    pthread_mutex_unlock(&type_cache_lock);
+    return MPI_SUCCESS;
+}
+
+static void keyval_create(void)
+{
+    if (PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, cache_evict, &type_keyval, NULL) !=
+        MPI_SUCCESS)
+        type_keyval = MPI_KEYVAL_INVALID;
+}
+
+/* Put the evicting attribute on a derived type (once: setting it again would run the delete
+ * callback); 0 when that fails, and the type is then not cached. */
+static int watch_free(MPI_Datatype type)
+{
+    void *value;
+    int flag = 0;
+    pthread_once(&keyval_once, keyval_create);
+    if (type_keyval == MPI_KEYVAL_INVALID)
+        return 0;
+    if (PMPI_Type_get_attr(type, type_keyval, &value, &flag) != MPI_SUCCESS)
+        return 0;
+    return flag || PMPI_Type_set_attr(type, type_keyval, NULL) == MPI_SUCCESS;
+}
+
 void xchg_type_finalize(void)
 {
+    if (type_keyval != MPI_KEYVAL_INVALID)
+        PMPI_Type_free_keyval(&type_keyval);
+    type_keyval = MPI_KEYVAL_INVALID;
+    pthread_mutex_lock(&type_cache_lock);
+    memset(type_cache, 0, sizeof type_cache);
+    pthread_mutex_unlock(&type_cache_lock);
     if (probe_comm != MPI_COMM_NULL)
         PMPI_Comm_free(&probe_comm);
 }
 
+/* ---- type information ---- */
+
 /* MPI has no query for "committed"; packing zero elements fails for an uncommitted type in
- * both MPICH and Open MPI, and costs next to nothing otherwise. Named types are committed. */
+ * both MPICH and Open MPI, and costs next to nothing otherwise. For derived types only. */
 static int committed(MPI_Datatype type)
 {
-    int ni, na, nd, combiner, position = 0;
+    int position = 0;
     char none;
-    PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
-    if (combiner == MPI_COMBINER_NAMED)
-        return 1;
     pthread_once(&probe_once, probe_create);
     if (probe_comm == MPI_COMM_NULL)
         return 0;
     return PMPI_Pack(&none, 0, type, &none, 0, &position, probe_comm) == MPI_SUCCESS;
 }
 
-int xchg_type_info(MPI_Datatype type, xchg_type_t *info)
+/* What a miss computes: committed-ness, sizes, extents, density. */
+static int type_describe(MPI_Datatype type, int named, xchg_type_t *info)
 {
     MPI_Count size;
     int rc;
 
-    if (!committed(type))
+    if (!named && !committed(type))
         return MPI_ERR_TYPE;
     rc = PMPI_Type_size_x(type, &size);
     if (rc != MPI_SUCCESS)
@@ -132,51 +234,100 @@ int xchg_type_info(MPI_Datatype type, xchg_type_t *info)
     return MPI_SUCCESS;
 }
 
-/* Elements per MPI_Pack/MPI_Unpack piece, so that a piece stays below INT_MAX bytes. */
+int xchg_type_info(MPI_Datatype type, xchg_type_t *info)
+{
+    int ni, na, nd, combiner, rc;
+
+    if (cache_lookup(type, info))
+        return MPI_SUCCESS;
+    rc = PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = type_describe(type, combiner == MPI_COMBINER_NAMED, info);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (combiner == MPI_COMBINER_NAMED || watch_free(type))
+        cache_store(info);
+    return MPI_SUCCESS;
+}
+
+/* ---- packing ---- */
+
+/* Elements per piece, so that a piece stays below min(INT_MAX, XCHG_PIECE_BYTES) bytes (at
+ * least one element). */
 static size_t piece_count(const xchg_type_t *type)
 {
-    size_t n = type->size > 0 ? (size_t)INT_MAX / type->size : (size_t)INT_MAX;
-    return n > (size_t)INT_MAX ? (size_t)INT_MAX : (n == 0 ? 1 : n);
+    size_t limit =
+        (size_t)INT_MAX < (size_t)XCHG_PIECE_BYTES ? (size_t)INT_MAX : (size_t)XCHG_PIECE_BYTES;
+    size_t n = type->size > 0 ? limit / type->size : limit;
+    return n == 0 ? 1 : n;
+}
+
+/* buf + offset bytes as an address, also for buf = MPI_BOTTOM (NULL). */
+static uintptr_t displaced(const void *buf, MPI_Aint offset)
+{
+    return (uintptr_t)buf + (uintptr_t)offset;
+}
+
+/* One message to self on probe_comm: (from, fromcount, fromtype) -> (to, tocount, totype). */
+static int self_message(const void *from, int fromcount, MPI_Datatype fromtype, void *to,
+                        int tocount, MPI_Datatype totype)
+{
+    static unsigned next_tag;
+    int tag = (int)(__atomic_fetch_add(&next_tag, 1u, __ATOMIC_RELAXED) % 32768u);
+
+    pthread_once(&probe_once, probe_create);
+    if (probe_comm == MPI_COMM_NULL)
+        return MPI_ERR_INTERN;
+    return PMPI_Sendrecv(from, fromcount, fromtype, 0, tag, to, tocount, totype, 0, tag, probe_comm,
+                         MPI_STATUS_IGNORE);
 }
 
 int xchg_pack(const void *buf, size_t count, const xchg_type_t *type, void *out, MPI_Comm comm)
 {
-    const char *in = buf;
     char *to = out;
     size_t step = piece_count(type);
     int rc = MPI_SUCCESS;
 
     if (type->dense) {
+        if (!buf && count * type->size > 0)
+            return MPI_ERR_BUFFER;
         memcpy(out, buf, count * type->size);
         return MPI_SUCCESS;
     }
     for (size_t done = 0; done < count && rc == MPI_SUCCESS; done += step) {
         size_t n = count - done < step ? count - done : step;
+        const void *from = (const void *)displaced(buf, (MPI_Aint)done * type->extent);
         int position = 0;
-        rc = PMPI_Pack(in + (MPI_Aint)done * type->extent, (int)n, type->type, to,
-                       (int)(n * type->size), &position, comm);
+        if (buf)
+            rc = PMPI_Pack(from, (int)n, type->type, to, (int)(n * type->size), &position, comm);
+        else
+            rc = self_message(from, (int)n, type->type, to, (int)(n * type->size), MPI_PACKED);
         to += n * type->size;
     }
     return rc;
 }
 
-int xchg_unpack(const void *packed, size_t count, const xchg_type_t *type, void *buf,
-                MPI_Comm comm)
+int xchg_unpack(const void *packed, size_t count, const xchg_type_t *type, void *buf, MPI_Comm comm)
 {
     const char *from = packed;
-    char *out = buf;
     size_t step = piece_count(type);
     int rc = MPI_SUCCESS;
 
     if (type->dense) {
+        if (!buf && count * type->size > 0)
+            return MPI_ERR_BUFFER;
         memcpy(buf, packed, count * type->size);
         return MPI_SUCCESS;
     }
     for (size_t done = 0; done < count && rc == MPI_SUCCESS; done += step) {
         size_t n = count - done < step ? count - done : step;
+        void *to = (void *)displaced(buf, (MPI_Aint)done * type->extent);
         int position = 0;
-        rc = PMPI_Unpack(from, (int)(n * type->size), &position,
-                         out + (MPI_Aint)done * type->extent, (int)n, type->type, comm);
+        if (buf)
+            rc = PMPI_Unpack(from, (int)(n * type->size), &position, to, (int)n, type->type, comm);
+        else
+            rc = self_message(from, (int)(n * type->size), MPI_PACKED, to, (int)n, type->type);
         from += n * type->size;
     }
     return rc;

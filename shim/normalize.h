@@ -18,10 +18,14 @@ typedef struct xchg_type {
  * MPICH's MPI_Pack refuses: either way the MPI library serves the call. */
 #define XCHG_NULL_BUFFER(buf, bytes) ((bytes) > 0 && !(buf))
 
-/* MPI_ERR_TYPE for an uncommitted type (the caller then hands the call to the MPI library) */
+/* MPI_ERR_TYPE for an uncommitted type (the caller then hands the call to the MPI library).
+ * Cached per process: a repeated call for a committed type makes no MPI call; MPI_Type_free
+ * evicts a derived type. */
 int xchg_type_info(MPI_Datatype type, xchg_type_t *info);
 void xchg_type_finalize(void);
-/* count elements at buf -> count * size packed bytes at out (and back). */
+/* count elements at buf -> count * size packed bytes at out (and back), the bytes MPI_Pack
+ * produces. buf may be MPI_BOTTOM (NULL) when the type is not dense (absolute addresses);
+ * MPI_ERR_BUFFER for NULL with a dense type and data. */
 int xchg_pack(const void *buf, size_t count, const xchg_type_t *type, void *out, MPI_Comm comm);
 int xchg_unpack(const void *packed, size_t count, const xchg_type_t *type, void *buf,
                 MPI_Comm comm);
