@@ -59,6 +59,9 @@ typedef struct xchg_ctx {
     xchg_buffer_t scratch[XCHG_NSCRATCH];
     MPI_Request *reqs; /* request array reused by xchg_exchange */
     int reqs_cap;
+    int passthrough;              /* an intercommunicator: the MPI library serves every call */
+    struct xchg_shim_state *shim; /* the shim's decisions and learning (shim/select.c), opaque
+                                     to algorithms */
 } xchg_ctx_t;
 
 /* Algorithm parameters. Zero means "not given": the cost model fills it in
@@ -142,6 +145,8 @@ typedef struct xchg_algo {
     /* alltoallv: 1 when the algorithm uses none of the agreed values of xchg_call_t, so a
      * call forced to it skips the agreement round (0 by default: agree) */
     int no_agreement;
+    /* 1 for "native": the MPI library's own collective serves the call (no function set) */
+    int native;
 } xchg_algo_t;
 
 /* registry.c */
@@ -177,9 +182,9 @@ int xchg_agree_max(xchg_ctx_t *ctx, uint64_t *vals, int n);
 /* A scratch buffer of at least bytes in the given slot; NULL when memory is exhausted. */
 void *xchg_scratch(xchg_ctx_t *ctx, int slot, size_t bytes);
 
-/* Run an alltoall through the library's own selection (used by twophase for its transposes):
- * inner = registry index + 1 forces an algorithm, 0 lets selection choose; params carries r/k
- * for a forced inner algorithm. */
+/* Run an alltoall through the library's own selection (used by twophase for its transposes;
+ * never learns, see shim/learn.c): inner = registry index + 1 forces an algorithm, 0 lets
+ * selection choose; params carries r/k for a forced inner algorithm. */
 int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf,
                              size_t block_bytes, int inner, const xchg_params_t *params);
 

@@ -44,6 +44,7 @@ static void ctx_free(xchg_ctx_t *ctx)
     free(ctx->reqs);
     free(ctx->node_of);
     free(ctx->node_size);
+    xchg_shim_state_free(ctx->shim);
     free(ctx);
 }
 
@@ -221,11 +222,27 @@ out:
     return rc;
 }
 
+/* The private duplicate, size, rank, node layout and waiting policy of a new context. */
+static int ctx_open(xchg_ctx_t *ctx, MPI_Comm comm)
+{
+    int rc, over = 0;
+
+    rc = PMPI_Comm_dup(comm, &ctx->comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    PMPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
+    PMPI_Comm_size(ctx->comm, &ctx->size);
+    PMPI_Comm_rank(ctx->comm, &ctx->rank);
+    rc = ctx_layout(ctx, ctx->comm, &over);
+    ctx->yield = xchg_config.wait == 2 || (xchg_config.wait == 0 && over);
+    return rc;
+}
+
 xchg_ctx_t *xchg_ctx_get(MPI_Comm comm, int *rc)
 {
     xchg_ctx_t *ctx = NULL;
     void *value;
-    int found = 0, over = 0;
+    int found = 0;
 
     if (ctx_keyval == MPI_KEYVAL_INVALID) {
         /* a collective before our MPI_Init wrapper ran (e.g. an MPI_Init we did not see):
@@ -234,9 +251,10 @@ xchg_ctx_t *xchg_ctx_get(MPI_Comm comm, int *rc)
         if (*rc != MPI_SUCCESS)
             return NULL;
     }
-    *rc = PMPI_Comm_get_attr(comm, ctx_keyval, &value, &found);
-    if (*rc != MPI_SUCCESS)
+    if (PMPI_Comm_get_attr(comm, ctx_keyval, &value, &found) != MPI_SUCCESS) {
+        *rc = XCHG_PASS; /* not a valid communicator: the MPI library reports it */
         return NULL;
+    }
     if (found)
         return value;
 
@@ -246,18 +264,13 @@ xchg_ctx_t *xchg_ctx_get(MPI_Comm comm, int *rc)
         return NULL;
     }
     ctx->comm = MPI_COMM_NULL;
-    *rc = PMPI_Comm_dup(comm, &ctx->comm);
-    if (*rc != MPI_SUCCESS)
-        goto out;
-    PMPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
-    PMPI_Comm_size(ctx->comm, &ctx->size);
-    PMPI_Comm_rank(ctx->comm, &ctx->rank);
-    *rc = ctx_layout(ctx, ctx->comm, &over);
-    if (*rc != MPI_SUCCESS)
-        goto out;
-    ctx->yield = xchg_config.wait == 2 || (xchg_config.wait == 0 && over);
-    *rc = PMPI_Comm_set_attr(comm, ctx_keyval, ctx);
-out:
+    /* an intercommunicator gets a context too, marked passthrough, so that the test is made
+     * once per communicator rather than once per call */
+    *rc = PMPI_Comm_test_inter(comm, &ctx->passthrough);
+    if (*rc == MPI_SUCCESS && !ctx->passthrough)
+        *rc = ctx_open(ctx, comm);
+    if (*rc == MPI_SUCCESS)
+        *rc = PMPI_Comm_set_attr(comm, ctx_keyval, ctx);
     if (*rc != MPI_SUCCESS) {
         ctx_free(ctx);
         return NULL;

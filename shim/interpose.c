@@ -39,18 +39,49 @@ int MPI_Finalize(void)
 {
     if (xchg_config.loaded && !xchg_config.disable) {
         xchg_stats_report();
+        xchg_learn_write();
         xchg_ctx_finalize();
         xchg_type_finalize();
     }
     return PMPI_Finalize();
 }
 
-/* Account a call and report a library error through the communicator's error handler. */
+/* What served the last call of each collective, for the tools (xchg_last_choice). */
+static xchg_choice_t last_choice[XCHG_NCOLLS] = {{-1, {0}, 0.0}, {-1, {0}, 0.0}, {-1, {0}, 0.0}};
+
+int xchg_last_choice(int coll, char *out, size_t outlen)
+{
+    char text[128];
+    int algo = coll >= 0 && coll < XCHG_NCOLLS ? last_choice[coll].algo : -1;
+    if (algo < 0)
+        return -1;
+    xchg_params_format(&xchg_algos[algo], &last_choice[coll].params, text, sizeof text);
+    snprintf(out, outlen, "%s%s%s", xchg_algos[algo].name, text[0] ? ":" : "", text);
+    return 0;
+}
+
+/* Calls are timed only for XCHG_STATS and while some call shape is being learned. */
+static double start_time(void)
+{
+    return xchg_config.stats || __atomic_load_n(&xchg_learn_open, __ATOMIC_RELAXED) > 0
+               ? PMPI_Wtime()
+               : -1.0;
+}
+
+/* Account a call, report its time to learning, and report a library error through the
+ * communicator's error handler. */
 static int finish(int rc, int coll, const xchg_outcome_t *out, double start, MPI_Comm comm)
 {
-    if (out->algo >= 0)
-        xchg_stats_add(coll, out->algo, &out->params, out->key, PMPI_Wtime() - start);
-    if (rc != MPI_SUCCESS)
+    if (out->algo >= 0) {
+        double seconds = start >= 0.0 ? PMPI_Wtime() - start : -1.0;
+        last_choice[coll].algo = out->algo;
+        last_choice[coll].params = out->params;
+        if (xchg_config.stats)
+            xchg_stats_add(coll, out->algo, &out->params, out->key, seconds);
+        if (out->trial >= 0 && rc == MPI_SUCCESS)
+            rc = xchg_learn_record(out->ctx, out->trial, seconds);
+    }
+    if (rc != MPI_SUCCESS && comm != MPI_COMM_NULL) /* NULL: the MPI library reported it */
         PMPI_Comm_call_errhandler(comm, rc);
     return rc;
 }
@@ -58,13 +89,13 @@ static int finish(int rc, int coll, const xchg_outcome_t *out, double start, MPI
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}};
-    double start = PMPI_Wtime();
+    xchg_outcome_t out = {-1, 0, {0}, NULL, -1};
+    double start = start_time();
     int rc = xchg_do_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                               &out);
     if (rc == XCHG_PASS) {
         rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        return out.algo >= 0 ? finish(MPI_SUCCESS, XCHG_ALLTOALL, &out, start, comm), rc : rc;
+        return out.algo >= 0 ? finish(rc, XCHG_ALLTOALL, &out, start, MPI_COMM_NULL) : rc;
     }
     return finish(rc, XCHG_ALLTOALL, &out, start, comm);
 }
@@ -72,13 +103,13 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}};
-    double start = PMPI_Wtime();
+    xchg_outcome_t out = {-1, 0, {0}, NULL, -1};
+    double start = start_time();
     int rc = xchg_do_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                &out);
     if (rc == XCHG_PASS) {
         rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        return out.algo >= 0 ? finish(MPI_SUCCESS, XCHG_ALLGATHER, &out, start, comm), rc : rc;
+        return out.algo >= 0 ? finish(rc, XCHG_ALLGATHER, &out, start, MPI_COMM_NULL) : rc;
     }
     return finish(rc, XCHG_ALLGATHER, &out, start, comm);
 }
@@ -87,15 +118,15 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}};
-    double start = PMPI_Wtime();
+    xchg_outcome_t out = {-1, 0, {0}, NULL, -1};
+    double start = start_time();
     xchg_counts_t sc = {sendcounts, NULL, NULL}, sd = {sdispls, NULL, NULL};
     xchg_counts_t rcs = {recvcounts, NULL, NULL}, rd = {rdispls, NULL, NULL};
     int rc = xchg_do_alltoallv(sendbuf, sc, sd, sendtype, recvbuf, rcs, rd, recvtype, comm, &out);
     if (rc == XCHG_PASS) {
         rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                             recvtype, comm);
-        return out.algo >= 0 ? finish(MPI_SUCCESS, XCHG_ALLTOALLV, &out, start, comm), rc : rc;
+        return out.algo >= 0 ? finish(rc, XCHG_ALLTOALLV, &out, start, MPI_COMM_NULL) : rc;
     }
     return finish(rc, XCHG_ALLTOALLV, &out, start, comm);
 }
@@ -104,13 +135,13 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}};
-    double start = PMPI_Wtime();
+    xchg_outcome_t out = {-1, 0, {0}, NULL, -1};
+    double start = start_time();
     int rc = xchg_do_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                               &out);
     if (rc == XCHG_PASS) {
         rc = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        return out.algo >= 0 ? finish(MPI_SUCCESS, XCHG_ALLTOALL, &out, start, comm), rc : rc;
+        return out.algo >= 0 ? finish(rc, XCHG_ALLTOALL, &out, start, MPI_COMM_NULL) : rc;
     }
     return finish(rc, XCHG_ALLTOALL, &out, start, comm);
 }
@@ -118,13 +149,13 @@ int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}};
-    double start = PMPI_Wtime();
+    xchg_outcome_t out = {-1, 0, {0}, NULL, -1};
+    double start = start_time();
     int rc = xchg_do_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                &out);
     if (rc == XCHG_PASS) {
         rc = PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        return out.algo >= 0 ? finish(MPI_SUCCESS, XCHG_ALLGATHER, &out, start, comm), rc : rc;
+        return out.algo >= 0 ? finish(rc, XCHG_ALLGATHER, &out, start, MPI_COMM_NULL) : rc;
     }
     return finish(rc, XCHG_ALLGATHER, &out, start, comm);
 }
@@ -133,15 +164,15 @@ int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}};
-    double start = PMPI_Wtime();
+    xchg_outcome_t out = {-1, 0, {0}, NULL, -1};
+    double start = start_time();
     xchg_counts_t sc = {NULL, sendcounts, NULL}, sd = {NULL, NULL, sdispls};
     xchg_counts_t rcs = {NULL, recvcounts, NULL}, rd = {NULL, NULL, rdispls};
     int rc = xchg_do_alltoallv(sendbuf, sc, sd, sendtype, recvbuf, rcs, rd, recvtype, comm, &out);
     if (rc == XCHG_PASS) {
         rc = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                               rdispls, recvtype, comm);
-        return out.algo >= 0 ? finish(MPI_SUCCESS, XCHG_ALLTOALLV, &out, start, comm), rc : rc;
+        return out.algo >= 0 ? finish(rc, XCHG_ALLTOALLV, &out, start, MPI_COMM_NULL) : rc;
     }
     return finish(rc, XCHG_ALLTOALLV, &out, start, comm);
 }

@@ -4,9 +4,13 @@
  * For each collective:
  *   1. cases the library does not handle go to the MPI library unchanged (XCHG_PASS):
  *      XCHG_DISABLE, MPI_COMM_NULL, intercommunicators, and invalid arguments (negative
- *      counts, MPI_DATATYPE_NULL, uncommitted types, NULL buffers with data (MPI_BOTTOM
- *      included), mismatched send/receive sizes), so
- *      that the MPI library reports them exactly as it would without xchg;
+ *      counts, MPI_DATATYPE_NULL, uncommitted types, a NULL buffer with data described by a
+ *      dense type (an address-0 buffer), mismatched send/receive sizes), so that the MPI
+ *      library reports them exactly as it would without xchg. Every other case, MPI_BOTTOM
+ *      with absolute-address types included, is served by xchg on every rank: which protocol
+ *      runs never depends on how one rank describes its buffers, only on values that MPI
+ *      requires to be equal on all ranks (communicator, block size, MPI_IN_PLACE for the
+ *      equal-block collectives) or that the ranks agree on;
  *   2. the context of the communicator (shim/context.c) and the algorithm (shim/select.c);
  *   3. send data: used in place when the send type is dense, else packed into scratch; with
  *      MPI_IN_PLACE it is taken from the receive buffer (sendcount and sendtype ignored);
@@ -17,43 +21,54 @@
  *   SHIM_SEND  packed send blocks, block j at j * block_bytes (alltoallv: at sendoffs[j])
  *   SHIM_RECV  received blocks before unpacking, same layout
  *   SHIM_META  alltoallv: sendbytes[p] sendoffs[p] recvbytes[p] recvoffs[p] (size_t each)
+ *
+ * MPI_Alltoallv's shape (h1, h2, largest message) must be agreed before selection. The
+ * statistics of the previous call on the communicator stand in for them (every rank holds the
+ * same, see xchg_shim_state_t): when the choice they give needs no agreed values (pairwise or
+ * native), the call runs at once, and pairwise carries this call's statistics in its own
+ * messages for the next call (xchg_carry_t). Only the first call, a choice that needs the
+ * exact values (twophase), or statistics older than CARRY_MAX_AGE calls (native carries
+ * nothing) pay the agreement round (xchg_agree_max, ceil(log2 p) rounds of 24 bytes).
  */
 #include <string.h>
 
 #include "normalize.h"
 
-static int pass_through(MPI_Comm comm)
+#define CARRY_MAX_AGE 16 /* alltoallv calls decided from the same carried statistics */
+
+/* The context for a call, or XCHG_PASS when the MPI library serves it (disabled, no valid
+ * communicator, an intercommunicator). */
+static int context_for(MPI_Comm comm, xchg_ctx_t **ctx)
 {
-    int inter = 0;
+    int rc;
     if (!xchg_config.loaded)
         xchg_config_load();
     if (xchg_config.disable || comm == MPI_COMM_NULL)
-        return 1;
-    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
-        return 1;
-    return 0;
-}
-
-static int type_ok(MPI_Datatype type)
-{
-    return type != MPI_DATATYPE_NULL;
-}
-
-/* Context and choice for a call; XCHG_PASS when native serves it. */
-static int choose(MPI_Comm comm, const xchg_call_t *call, xchg_ctx_t **ctx, int *algo,
-                  xchg_params_t *params)
-{
-    int rc;
+        return XCHG_PASS;
     *ctx = xchg_ctx_get(comm, &rc);
     if (!*ctx)
         return rc;
-    rc = xchg_select(*ctx, call, algo, params);
+    return (*ctx)->passthrough ? XCHG_PASS : MPI_SUCCESS;
+}
+
+/* A buffer the library cannot address: NULL with data and a dense type (an invalid argument;
+ * MPI_BOTTOM with data always comes with a non-dense, absolute-address type). */
+static int bad_buffer(const void *buf, size_t bytes, const xchg_type_t *type)
+{
+    return XCHG_NULL_BUFFER(buf, bytes) && type->dense;
+}
+
+/* The choice for a call into out; XCHG_PASS when native serves it. */
+static int choose(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_outcome_t *out)
+{
+    xchg_choice_t choice;
+    int rc = xchg_select(ctx, call, &choice, &out->trial);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!xchg_algos[*algo].alltoall && !xchg_algos[*algo].allgather &&
-        !xchg_algos[*algo].alltoallv)
-        return XCHG_PASS;
-    return MPI_SUCCESS;
+    out->ctx = ctx;
+    out->algo = choice.algo;
+    out->params = choice.params;
+    return xchg_algos[choice.algo].native ? XCHG_PASS : MPI_SUCCESS;
 }
 
 /* Steps 1 and 2 for the collectives of equal blocks: pass-through checks, types, the block
@@ -64,24 +79,22 @@ static int block_call(int coll, const void **sendbuf, MPI_Count *sendcount, MPI_
                       xchg_type_t *st, xchg_type_t *rt, size_t *block, xchg_ctx_t **ctx,
                       xchg_outcome_t *out)
 {
-    int in_place = *sendbuf == MPI_IN_PLACE, p, rank;
+    int in_place = *sendbuf == MPI_IN_PLACE, rc;
     xchg_call_t call;
 
-    out->algo = -1;
-    if (pass_through(comm))
+    if (recvcount < 0 || recvtype == MPI_DATATYPE_NULL ||
+        (!in_place && (*sendcount < 0 || sendtype == MPI_DATATYPE_NULL)))
         return XCHG_PASS;
-    if (recvcount < 0 || !type_ok(recvtype) ||
-        (!in_place && (*sendcount < 0 || !type_ok(sendtype))))
-        return XCHG_PASS;
+    rc = context_for(comm, ctx);
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (xchg_type_info(recvtype, rt) != MPI_SUCCESS)
         return XCHG_PASS;
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
     if (in_place) {
         *st = *rt;
         *sendcount = recvcount;
         *sendbuf = coll == XCHG_ALLGATHER
-                       ? (const char *)recvbuf + (MPI_Aint)rank * recvcount * rt->extent
+                       ? (const char *)recvbuf + (MPI_Aint)(*ctx)->rank * recvcount * rt->extent
                        : recvbuf;
     } else if (xchg_type_info(sendtype, st) != MPI_SUCCESS) {
         return XCHG_PASS;
@@ -89,14 +102,14 @@ static int block_call(int coll, const void **sendbuf, MPI_Count *sendcount, MPI_
     *block = (size_t)recvcount * rt->size;
     if ((size_t)*sendcount * st->size != *block)
         return XCHG_PASS;
-    if (XCHG_NULL_BUFFER(recvbuf, *block) || XCHG_NULL_BUFFER(*sendbuf, *block))
+    if (bad_buffer(recvbuf, *block, rt) || bad_buffer(*sendbuf, *block, st))
         return XCHG_PASS;
     memset(&call, 0, sizeof call);
     call.coll = coll;
-    call.comm_size = p;
+    call.comm_size = (*ctx)->size;
     call.block_bytes = *block;
     out->key = *block;
-    return choose(comm, &call, ctx, &out->algo, &out->params);
+    return choose(*ctx, &call, out);
 }
 
 /* Step 4 for equal blocks: p received blocks of block bytes -> the user's receive type. */
@@ -224,30 +237,111 @@ static void side_layout(int p, xchg_counts_t counts, xchg_counts_t displs, const
     *base_shift = t->dense ? lowest : 0;
 }
 
+/* Invalid alltoallv arguments that go to the MPI library (before any communication). */
+static int v_invalid(int in_place, MPI_Datatype sendtype, MPI_Datatype recvtype,
+                     xchg_counts_t sendcounts, xchg_counts_t sdispls, xchg_counts_t recvcounts,
+                     xchg_counts_t rdispls)
+{
+    if (recvtype == MPI_DATATYPE_NULL || (!in_place && sendtype == MPI_DATATYPE_NULL))
+        return 1;
+    if ((!recvcounts.i && !recvcounts.c) || (!rdispls.i && !rdispls.a))
+        return 1;
+    return !in_place && ((!sendcounts.i && !sendcounts.c) || (!sdispls.i && !sdispls.a));
+}
+
+static void v_shape(xchg_call_t *call, int p, const uint64_t stats[3])
+{
+    memset(call, 0, sizeof *call);
+    call->coll = XCHG_ALLTOALLV;
+    call->comm_size = p;
+    call->max_send_bytes = stats[0];
+    call->max_recv_bytes = stats[1];
+    call->max_block_bytes = stats[2];
+    call->block_bytes = xchg_size_key(call);
+}
+
+/* Shape and choice of an alltoallv (file header): from the carried statistics when they are
+ * fresh and the choice needs no agreed values, else from an agreement round. *carry is set
+ * when the chosen algorithm should carry this call's statistics for the next call. */
+static int v_choose(xchg_ctx_t *ctx, const uint64_t local[3], xchg_call_t *call,
+                    xchg_outcome_t *out, int *carry)
+{
+    xchg_shim_state_t *state = xchg_shim_state(ctx);
+    int forced = xchg_config.forced[XCHG_ALLTOALLV], rc;
+    uint64_t agreed[3];
+
+    *carry = 0;
+    if (!state)
+        return MPI_ERR_NO_MEM;
+    if (forced != XCHG_AUTO && xchg_algos[forced].no_agreement) {
+        v_shape(call, ctx->size, local); /* read by nothing but the statistics */
+        return choose(ctx, call, out);
+    }
+    if (state->carried_valid) {
+        v_shape(call, ctx->size, state->carried);
+        rc = choose(ctx, call, out);
+        if ((rc == MPI_SUCCESS || rc == XCHG_PASS) && xchg_algos[out->algo].no_agreement) {
+            *carry = !xchg_algos[out->algo].native;
+            if (!*carry && ++state->carried_age >= CARRY_MAX_AGE)
+                state->carried_valid = 0;
+            return rc;
+        }
+        if (rc != MPI_SUCCESS && rc != XCHG_PASS)
+            return rc;
+    }
+    memcpy(agreed, local, sizeof agreed);
+    rc = xchg_agree_max(ctx, agreed, 3);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    memcpy(state->carried, agreed, sizeof agreed);
+    state->carried_valid = 1;
+    state->carried_age = 0;
+    v_shape(call, ctx->size, agreed);
+    return choose(ctx, call, out);
+}
+
+/* Send side: the user's buffer when dense, else (and always with MPI_IN_PLACE) packed. */
+static int v_pack(xchg_ctx_t *ctx, const void *from, xchg_counts_t counts, xchg_counts_t displs,
+                  const xchg_type_t *st, size_t total, size_t *sendoffs, const char **send)
+{
+    char *packed = xchg_scratch(ctx, XCHG_SCRATCH_SHIM_SEND, total);
+    size_t at = 0;
+    if (!packed)
+        return MPI_ERR_NO_MEM;
+    for (int j = 0; j < ctx->size; j++) {
+        size_t n = (size_t)count_at(counts, j);
+        int rc = xchg_pack((const char *)from + displ_at(displs, j) * st->extent, n, st,
+                           packed + at, ctx->comm);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        sendoffs[j] = at;
+        at += n * st->size;
+    }
+    *send = packed;
+    return MPI_SUCCESS;
+}
+
 int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts_t sdispls,
                       MPI_Datatype sendtype, void *recvbuf, xchg_counts_t recvcounts,
-                      xchg_counts_t rdispls, MPI_Datatype recvtype, MPI_Comm comm, xchg_outcome_t *out)
+                      xchg_counts_t rdispls, MPI_Datatype recvtype, MPI_Comm comm,
+                      xchg_outcome_t *out)
 {
-    int *algo = &out->algo;
-    size_t *key = &out->key;
-    xchg_params_t *params = &out->params;
     xchg_type_t st, rt;
     xchg_ctx_t *ctx;
     xchg_call_t call;
-    int in_place = sendbuf == MPI_IN_PLACE, rc, p;
+    xchg_carry_t carry = {{0}, {0}, 0};
+    int in_place = sendbuf == MPI_IN_PLACE, rc, p, carrying;
     size_t *sendbytes, *sendoffs, *recvbytes, *recvoffs, send_total, recv_total, largest = 0;
     MPI_Aint send_shift, recv_shift;
     const char *send;
     char *recv;
 
-    *algo = -1;
-    if (pass_through(comm))
+    /* step 1: what goes to the MPI library */
+    if (v_invalid(in_place, sendtype, recvtype, sendcounts, sdispls, recvcounts, rdispls))
         return XCHG_PASS;
-    if (!type_ok(recvtype) || (!in_place && !type_ok(sendtype)))
-        return XCHG_PASS;
-    if ((!recvcounts.i && !recvcounts.c) || (!rdispls.i && !rdispls.a) ||
-        (!in_place && ((!sendcounts.i && !sendcounts.c) || (!sdispls.i && !sdispls.a))))
-        return XCHG_PASS;
+    rc = context_for(comm, &ctx);
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (xchg_type_info(recvtype, &rt) != MPI_SUCCESS)
         return XCHG_PASS;
     if (in_place) {
@@ -257,14 +351,12 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
     } else if (xchg_type_info(sendtype, &st) != MPI_SUCCESS) {
         return XCHG_PASS;
     }
-    PMPI_Comm_size(comm, &p);
+    p = ctx->size;
     for (int j = 0; j < p; j++)
         if (count_at(sendcounts, j) < 0 || count_at(recvcounts, j) < 0)
             return XCHG_PASS;
-    rc = MPI_SUCCESS;
-    ctx = xchg_ctx_get(comm, &rc);
-    if (!ctx)
-        return rc;
+
+    /* step 2: byte layout, shape, choice */
     sendbytes = xchg_scratch(ctx, XCHG_SCRATCH_SHIM_META, 4 * (size_t)p * sizeof(size_t));
     if (!sendbytes)
         return MPI_ERR_NO_MEM;
@@ -273,60 +365,28 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
     recvoffs = recvbytes + p;
     side_layout(p, sendcounts, sdispls, &st, sendbytes, sendoffs, &send_shift, &send_total);
     side_layout(p, recvcounts, rdispls, &rt, recvbytes, recvoffs, &recv_shift, &recv_total);
-    if ((!in_place && XCHG_NULL_BUFFER(sendbuf, send_total)) ||
-        XCHG_NULL_BUFFER(recvbuf, recv_total))
+    if ((!in_place && bad_buffer(sendbuf, send_total, &st)) ||
+        bad_buffer(recvbuf, recv_total, &rt))
         return XCHG_PASS;
     for (int j = 0; j < p; j++) {
         largest = sendbytes[j] > largest ? sendbytes[j] : largest;
         largest = recvbytes[j] > largest ? recvbytes[j] : largest;
     }
-
-    memset(&call, 0, sizeof call);
-    call.coll = XCHG_ALLTOALLV;
-    call.comm_size = p;
-    /* the agreed values, unless the forced algorithm needs none of them: then the local
-     * values stand in, and only the forced choice (which does not read them) depends on them */
-    if (xchg_config.forced[XCHG_ALLTOALLV] != XCHG_AUTO &&
-        xchg_algos[xchg_config.forced[XCHG_ALLTOALLV]].no_agreement) {
-        call.max_send_bytes = send_total;
-        call.max_recv_bytes = recv_total;
-        call.max_block_bytes = largest;
-        call.max_total_bytes = send_total + recv_total;
-    } else {
-        uint64_t agreed[4] = {send_total, recv_total, largest, send_total + recv_total};
-        rc = xchg_agree_max(ctx, agreed, 4);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        call.max_send_bytes = agreed[0];
-        call.max_recv_bytes = agreed[1];
-        call.max_block_bytes = agreed[2];
-        call.max_total_bytes = agreed[3];
-    }
-    call.block_bytes = xchg_size_key(&call);
-    rc = xchg_select(ctx, &call, algo, params);
+    carry.mine[0] = send_total;
+    carry.mine[1] = recv_total;
+    carry.mine[2] = largest;
+    rc = v_choose(ctx, carry.mine, &call, out, &carrying);
+    out->key = xchg_size_key(&call);
     if (rc != MPI_SUCCESS)
         return rc;
-    *key = xchg_size_key(&call);
-    if (!xchg_algos[*algo].alltoallv)
-        return XCHG_PASS;
 
-    /* send side: the user's buffer when dense, else (and always with MPI_IN_PLACE) packed */
+    /* steps 3 and 4: pack, run, unpack */
     send = (const char *)sendbuf + send_shift;
     if (in_place || !st.dense) {
-        char *packed = xchg_scratch(ctx, XCHG_SCRATCH_SHIM_SEND, send_total);
-        size_t at = 0;
-        if (!packed)
-            return MPI_ERR_NO_MEM;
-        for (int j = 0; j < p; j++) {
-            const char *from = in_place ? (const char *)recvbuf : (const char *)sendbuf;
-            rc = xchg_pack(from + displ_at(sdispls, j) * st.extent, (size_t)count_at(sendcounts, j),
-                           &st, packed + at, ctx->comm);
-            if (rc != MPI_SUCCESS)
-                return rc;
-            sendoffs[j] = at;
-            at += sendbytes[j];
-        }
-        send = packed;
+        rc = v_pack(ctx, in_place ? recvbuf : sendbuf, sendcounts, sdispls, &st, send_total,
+                    sendoffs, &send);
+        if (rc != MPI_SUCCESS)
+            return rc;
     }
     recv = (char *)recvbuf + recv_shift;
     if (!rt.dense) {
@@ -334,11 +394,15 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
         if (!recv)
             return MPI_ERR_NO_MEM;
     }
-    rc = xchg_algos[*algo].alltoallv(ctx, send, sendbytes, sendoffs, recv, recvbytes, recvoffs,
-                                     &call, params, NULL);
-    if (rc != MPI_SUCCESS || rt.dense)
+    rc = xchg_algos[out->algo].alltoallv(ctx, send, sendbytes, sendoffs, recv, recvbytes,
+                                         recvoffs, &call, &out->params, carrying ? &carry : NULL);
+    if (rc != MPI_SUCCESS)
         return rc;
-    for (int j = 0; j < p && rc == MPI_SUCCESS; j++)
+    if (carry.done) {
+        memcpy(ctx->shim->carried, carry.agreed, sizeof carry.agreed);
+        ctx->shim->carried_age = 0;
+    }
+    for (int j = 0; j < p && rc == MPI_SUCCESS && !rt.dense; j++)
         rc = xchg_unpack(recv + recvoffs[j], (size_t)count_at(recvcounts, j), &rt,
                          (char *)recvbuf + displ_at(rdispls, j) * rt.extent, ctx->comm);
     return rc;

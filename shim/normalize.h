@@ -14,8 +14,8 @@ typedef struct xchg_type {
     int dense;               /* count elements are exactly count * size bytes, in order */
 } xchg_type_t;
 
-/* A NULL buffer with data is either an error or MPI_BOTTOM with absolute addresses, which
- * MPICH's MPI_Pack refuses: either way the MPI library serves the call. */
+/* A NULL buffer with data: MPI_BOTTOM with absolute addresses (packed through a message to
+ * self, shim/datatype.c), or with a dense type an invalid argument. */
 #define XCHG_NULL_BUFFER(buf, bytes) ((bytes) > 0 && !(buf))
 
 /* MPI_ERR_TYPE for an uncommitted type (the caller then hands the call to the MPI library).
@@ -30,16 +30,14 @@ int xchg_pack(const void *buf, size_t count, const xchg_type_t *type, void *out,
 int xchg_unpack(const void *packed, size_t count, const xchg_type_t *type, void *buf,
                 MPI_Comm comm);
 
-/* Returned by the normalised calls when the MPI library's own collective must serve the call
- * (pass-through, a case the library does not handle, or "native" chosen); *algo is then the
- * native registry index to account the call to, or -1 for no accounting. */
-#define XCHG_PASS (-1000)
 
 /* What served a call, for the statistics. */
 typedef struct xchg_outcome {
     int algo;             /* registry index, -1 when nothing is to be accounted */
     size_t key;           /* the size key */
     xchg_params_t params; /* the parameters the algorithm ran with */
+    xchg_ctx_t *ctx;      /* the context, when algo >= 0 */
+    int trial;            /* learning slot to report the time to, or -1 */
 } xchg_outcome_t;
 
 /* Counts and displacements arrive as int (MPI_Alltoallv) or MPI_Count/MPI_Aint (_c). */

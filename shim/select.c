@@ -2,35 +2,41 @@
  * select.c: which algorithm serves a call.
  *
  * Precedence: forced by the environment (XCHG_ALLTOALL, ...) > the tuning table
- * (XCHG_TUNING) > the built-in cost models. A choice whose applicability predicate fails falls
- * back to the next level, and XCHG_VERBOSE=1 says why. Every input of the choice is a field of
- * xchg_call_t, which is equal on all ranks, so every rank of a communicator picks the same
- * algorithm and the same parameters.
+ * (XCHG_TUNING) > learning (shim/learn.c) > the built-in cost models. A choice whose
+ * applicability predicate fails falls back to the next level, and XCHG_VERBOSE=1 says why;
+ * under XCHG_STRICT=1 a forced algorithm that cannot serve a call is an error instead.
  *
- * Decisions are cached (a small table per process, keyed by the whole xchg_call_t), so the
- * cost models run once per new call shape; XCHG_VERBOSE prints each new decision once.
+ * The models (model_rank) price every registered algorithm of the collective, and the MPI
+ * library's own collective too (xchg_cost_native: what MPICH's documented default selection
+ * does for the call, priced with the same constants). Without a table the models are trusted
+ * only for a clear gain: an xchg algorithm is chosen only when its predicted time times
+ * XCHG_MODEL_MARGIN is below native's. The margin is the models' error on shared memory: the
+ * linear fit of xchg-tune leaves residuals of tens of percent there (eager/rendezvous switch,
+ * caches), so a predicted gain below a third is not a gain anyone can count on.
+ *
+ * Every input of a decision is a field of xchg_call_t, which is equal on all ranks, plus the
+ * configuration, which is equal by assumption (the same environment on every rank). Decisions
+ * are cached per context (a small open-addressed table in the context's shim state) under
+ * (collective, size key, skew class): for MPI_Alltoall and MPI_Allgather the key is the exact
+ * block size; for MPI_Alltoallv it is bucketed (xchg_bucket) with the skew class, so that a
+ * program whose counts change every call still hits the cache. The cache is per communicator,
+ * and every rank makes the same sequence of calls on a communicator, so a bucket decided from
+ * its first call's exact values is decided the same way on every rank, and eviction (by
+ * position, no clock) is the same everywhere too.
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "shim.h"
+#include "../tuning/cost.h"
 
-#define XCHG_DECISIONS 512
+#define XCHG_MODEL_MARGIN 1.5 /* an xchg algorithm must be predicted this many times faster */
+#define XCHG_PROBE 4          /* slots tried per lookup in the decision cache */
 
-typedef struct decision {
-    int used;
-    xchg_call_t call;
-    int algo;
-    xchg_params_t params;
-    int announced;
-} decision_t;
-
-static decision_t decisions[XCHG_DECISIONS];
-static int decisions_next;
-static pthread_mutex_t decisions_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Bumped by xchg_select_forget: cached decisions of an older generation are void. */
+static unsigned config_generation = 1;
 
 /* The size key. alltoall and allgather: the bytes of one block. alltoallv: the mean block of
  * the busiest rank, ceil(max(h1, h2) / p), from the agreed h1 (most bytes any rank sends) and
@@ -45,35 +51,87 @@ size_t xchg_size_key(const xchg_call_t *call)
     return call->comm_size > 0 ? (h + (size_t)call->comm_size - 1) / (size_t)call->comm_size : h;
 }
 
-/* Complete params with the algorithm's model and return its predicted time. */
-static double complete(int algo, const xchg_call_t *call, xchg_params_t *params)
+unsigned xchg_bucket(size_t key)
 {
-    return xchg_algos[algo].cost(call, &xchg_config.machine, params);
+    int msb;
+    if (key < 2)
+        return (unsigned)key;
+    msb = 63 - __builtin_clzll((unsigned long long)key);
+    return 2 * (unsigned)msb + (unsigned)((key >> (msb - 1)) & 1);
 }
 
-static int model_choice(const xchg_call_t *call, xchg_params_t *params)
+void xchg_bucket_range(unsigned bucket, size_t *lo, size_t *hi)
 {
-    int best = -1;
-    double best_time = INFINITY;
+    int msb = (int)bucket / 2;
+    if (bucket < 2) {
+        *lo = *hi = bucket;
+        return;
+    }
+    *lo = ((size_t)1 << msb) + (bucket & 1 ? (size_t)1 << (msb - 1) : 0);
+    *hi = ((size_t)1 << msb) + ((size_t)1 << (msb - 1)) * (bucket & 1 ? 2 : 1) - 1;
+}
+
+/* alltoallv: how much larger the largest message is than the size key, in powers of two
+ * (0 for even counts, capped at 15). Equal on all ranks: it comes from agreed values. */
+unsigned xchg_skew_class(const xchg_call_t *call)
+{
+    size_t key = xchg_size_key(call), ratio;
+    unsigned c = 0;
+    if (call->coll != XCHG_ALLTOALLV || key == 0)
+        return 0;
+    ratio = call->max_block_bytes / key;
+    while (ratio > 1 && c < 15) {
+        ratio /= 2;
+        c++;
+    }
+    return c;
+}
+
+int xchg_model_rank(const xchg_call_t *call, xchg_choice_t *ranked, int max)
+{
+    xchg_choice_t all[XCHG_MAX_ALGOS];
+    int n = 0;
     const char *why;
 
-    for (int i = 0; i < xchg_nalgos; i++) {
-        xchg_params_t candidate = {0};
-        double t;
-        if (xchg_algos[i].coll != call->coll || !xchg_algos[i].applies(call, &candidate, &why))
+    for (int i = 0; i < xchg_nalgos && n < XCHG_MAX_ALGOS; i++) {
+        xchg_choice_t c = {i, {0}, 0.0};
+        if (xchg_algos[i].coll != call->coll || !xchg_algos[i].applies(call, &c.params, &why))
             continue;
-        t = complete(i, call, &candidate);
-        if (t < best_time) {
-            best_time = t;
-            best = i;
-            *params = candidate;
+        c.time = xchg_algos[i].cost(call, &xchg_config.machine, &c.params);
+        if (!(c.time < INFINITY))
+            continue;
+        /* insertion sort, stable in registry order */
+        int at = n++;
+        for (; at > 0 && all[at - 1].time > c.time; at--)
+            all[at] = all[at - 1];
+        all[at] = c;
+    }
+    n = n < max ? n : max;
+    memcpy(ranked, all, (size_t)n * sizeof *ranked);
+    return n;
+}
+
+/* The model's choice: the fastest xchg algorithm when it beats native by the margin. */
+static int model_choice(const xchg_call_t *call, xchg_params_t *params)
+{
+    xchg_choice_t ranked[XCHG_MAX_ALGOS];
+    int n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS), native = xchg_algo_find(call->coll, "native");
+    double native_time = INFINITY;
+
+    for (int i = 0; i < n; i++)
+        if (ranked[i].algo == native)
+            native_time = ranked[i].time;
+    for (int i = 0; i < n; i++) {
+        if (ranked[i].algo == native)
+            continue;
+        if (ranked[i].time * XCHG_MODEL_MARGIN < native_time || !(native_time < INFINITY)) {
+            *params = ranked[i].params;
+            return ranked[i].algo;
         }
+        break; /* the fastest xchg algorithm is not clearly faster: none is */
     }
-    if (best < 0) { /* no model predicts anything: the MPI library's own collective */
-        best = xchg_algo_find(call->coll, "native");
-        memset(params, 0, sizeof *params);
-    }
-    return best;
+    memset(params, 0, sizeof *params);
+    return native;
 }
 
 static void say(const xchg_call_t *call, int algo, const xchg_params_t *params,
@@ -86,24 +144,22 @@ static void say(const xchg_call_t *call, int algo, const xchg_params_t *params,
     fflush(stderr);
 }
 
-/* Decide without the cache; reason receives the explanation. */
-int xchg_decide(const xchg_call_t *call, xchg_params_t *params, char *reason, size_t len)
+/* forced > table > model, with the level that decided in *source. */
+static int decide(const xchg_call_t *call, xchg_params_t *params, char *reason, size_t len,
+                  int *source)
 {
-    char scratch[8];
-    if (!reason) {
-        reason = scratch;
-        len = sizeof scratch;
-    }
     const char *why = "";
     int forced = xchg_config.forced[call->coll];
     const xchg_rule_t *rule;
+    size_t used;
 
     reason[0] = '\0';
     if (forced != XCHG_AUTO) {
         *params = xchg_config.forced_params[call->coll];
         if (xchg_algos[forced].applies(call, params, &why)) {
-            complete(forced, call, params);
+            xchg_algos[forced].cost(call, &xchg_config.machine, params);
             snprintf(reason, len, "forced");
+            *source = XCHG_FROM_FORCED;
             return forced;
         }
         snprintf(reason, len, "fallback: forced %s cannot serve this call: %s; ",
@@ -112,65 +168,115 @@ int xchg_decide(const xchg_call_t *call, xchg_params_t *params, char *reason, si
     rule = xchg_table_lookup(&xchg_config.table, call->coll, call->comm_size, xchg_size_key(call));
     if (rule) {
         const char *file = getenv("XCHG_TUNING");
-        size_t used = strlen(reason);
+        used = strlen(reason);
         *params = rule->params;
         if (xchg_algos[rule->algo].applies(call, params, &why)) {
-            complete(rule->algo, call, params);
+            xchg_algos[rule->algo].cost(call, &xchg_config.machine, params);
             snprintf(reason + used, len - used, "table %s:%d", file ? file : "?", rule->line);
+            *source = forced != XCHG_AUTO ? XCHG_FROM_FALLBACK : XCHG_FROM_TABLE;
             return rule->algo;
         }
         snprintf(reason + used, len - used, "table %s:%d names %s, which cannot serve it: %s; ",
                  file ? file : "?", rule->line, xchg_algos[rule->algo].name, why);
     }
-    {
-        size_t used = strlen(reason);
-        snprintf(reason + used, len - used, "model");
-    }
+    used = strlen(reason);
+    snprintf(reason + used, len - used, "model");
+    *source = forced != XCHG_AUTO ? XCHG_FROM_FALLBACK : XCHG_FROM_MODEL;
     return model_choice(call, params);
+}
+
+int xchg_decide(const xchg_call_t *call, xchg_params_t *params, char *reason, size_t len)
+{
+    char scratch[512];
+    int source;
+    if (!reason || len == 0)
+        return decide(call, params, scratch, sizeof scratch, &source);
+    return decide(call, params, reason, len, &source);
 }
 
 void xchg_select_forget(void)
 {
-    pthread_mutex_lock(&decisions_lock);
-    memset(decisions, 0, sizeof decisions);
-    decisions_next = 0;
-    pthread_mutex_unlock(&decisions_lock);
+    __atomic_add_fetch(&config_generation, 1, __ATOMIC_RELAXED);
 }
 
-static int select_cached(const xchg_call_t *call, xchg_params_t *params, int announce)
+xchg_shim_state_t *xchg_shim_state(xchg_ctx_t *ctx)
 {
-    char reason[512];
-    int algo, print = 0;
+    if (!ctx->shim)
+        ctx->shim = calloc(1, sizeof *ctx->shim);
+    return ctx->shim;
+}
 
-    pthread_mutex_lock(&decisions_lock);
-    for (int i = 0; i < XCHG_DECISIONS; i++) {
-        decision_t *d = &decisions[i];
-        if (d->used && memcmp(&d->call, call, sizeof *call) == 0) {
-            *params = d->params;
-            algo = d->algo;
-            print = announce && !d->announced && xchg_config.verbose;
-            d->announced |= print;
-            pthread_mutex_unlock(&decisions_lock);
-            if (print) {
-                xchg_decide(call, params, reason, sizeof reason); /* the same, with its reason */
-                say(call, algo, params, reason);
-            }
-            return algo;
+void xchg_shim_state_free(xchg_shim_state_t *state)
+{
+    free(state);
+}
+
+/* The cached decision of a call shape, made now when absent. NULL only without memory. */
+static xchg_decision_t *cached_decision(xchg_ctx_t *ctx, const xchg_call_t *call)
+{
+    xchg_shim_state_t *state = xchg_shim_state(ctx);
+    unsigned gen = __atomic_load_n(&config_generation, __ATOMIC_RELAXED), skew = xchg_skew_class(call);
+    size_t key = xchg_size_key(call);
+    size_t hash, slot;
+    xchg_decision_t *d;
+    char reason[512];
+
+    if (!state)
+        return NULL;
+    if (call->coll == XCHG_ALLTOALLV)
+        key = xchg_bucket(key);
+    hash = (key * 0x9E3779B97F4A7C15ull) ^ ((size_t)call->coll << 4) ^ skew;
+    for (int probe = 0; probe < XCHG_PROBE; probe++) {
+        d = &state->decisions[(hash + (size_t)probe) % XCHG_DECISIONS];
+        if (d->gen == gen && d->coll == call->coll && d->key == key && d->skew == skew)
+            return d;
+    }
+    /* absent: the first free or stale slot of the probe sequence, else its first slot */
+    slot = hash % XCHG_DECISIONS;
+    for (int probe = 0; probe < XCHG_PROBE; probe++) {
+        size_t s = (hash + (size_t)probe) % XCHG_DECISIONS;
+        if (state->decisions[s].gen != gen) {
+            slot = s;
+            break;
         }
     }
-    algo = xchg_decide(call, params, reason, sizeof reason);
-    print = announce && xchg_config.verbose;
-    decisions[decisions_next] = (decision_t){1, *call, algo, *params, print};
-    decisions_next = (decisions_next + 1) % XCHG_DECISIONS;
-    pthread_mutex_unlock(&decisions_lock);
-    if (print)
-        say(call, algo, params, reason);
-    return algo;
+    d = &state->decisions[slot];
+    memset(d, 0, sizeof *d);
+    d->algo = decide(call, &d->params, reason, sizeof reason, &d->source);
+    d->gen = gen;
+    d->coll = call->coll;
+    d->key = key;
+    d->skew = skew;
+    if (xchg_config.verbose && ctx->rank == 0)
+        say(call, d->algo, &d->params, reason);
+    return d;
 }
 
-int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, int *algo, xchg_params_t *params)
+int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice, int *trial)
 {
-    *algo = select_cached(call, params, ctx->rank == 0);
+    xchg_decision_t *d = cached_decision(ctx, call);
+
+    *trial = -1;
+    if (!d)
+        return MPI_ERR_NO_MEM;
+    if (d->source == XCHG_FROM_FALLBACK && xchg_config.strict) {
+        const char *why = "";
+        int forced = xchg_config.forced[call->coll];
+        xchg_params_t params = xchg_config.forced_params[call->coll];
+        xchg_algos[forced].applies(call, &params, &why);
+        if (ctx->rank == 0) {
+            fprintf(stderr, "xchg: strict: %s %s cannot serve p=%d block=%zu: %s\n",
+                    xchg_coll_name(call->coll), xchg_algos[forced].name, call->comm_size,
+                    xchg_size_key(call), why);
+            fflush(stderr);
+        }
+        return MPI_ERR_OTHER;
+    }
+    choice->algo = d->algo;
+    choice->params = d->params;
+    choice->time = 0.0;
+    if (d->source == XCHG_FROM_MODEL && xchg_config.learn && ctx->size > 1)
+        *trial = xchg_learn_pick(ctx, call, choice);
     return MPI_SUCCESS;
 }
 
@@ -179,6 +285,7 @@ int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf
 {
     xchg_call_t call;
     xchg_params_t chosen = {0};
+    xchg_decision_t *d;
     int algo;
 
     memset(&call, 0, sizeof call);
@@ -189,9 +296,13 @@ int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf
         algo = inner - 1;
         chosen.radix = params ? params->radix : 0;
         chosen.nports = params ? params->nports : 0;
-        complete(algo, &call, &chosen);
+        xchg_algos[algo].cost(&call, &xchg_config.machine, &chosen);
     } else {
-        algo = select_cached(&call, &chosen, 0);
+        d = cached_decision(ctx, &call);
+        if (!d)
+            return MPI_ERR_NO_MEM;
+        algo = d->algo;
+        chosen = d->params;
     }
     if (!xchg_algos[algo].alltoall) {
         /* native: the MPI library's alltoall on the private communicator */
@@ -200,7 +311,7 @@ int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf
                                  MPI_BYTE, ctx->comm);
         algo = xchg_algo_find(XCHG_ALLTOALL, "pairwise");
         memset(&chosen, 0, sizeof chosen);
-        complete(algo, &call, &chosen);
+        xchg_algos[algo].cost(&call, &xchg_config.machine, &chosen);
     }
     return xchg_algos[algo].alltoall(ctx, sendbuf, recvbuf, block_bytes, &chosen);
 }

@@ -10,6 +10,11 @@
 
 #define XCHG_AUTO (-1) /* no algorithm forced: table, then model */
 
+/* Returned by the normalised calls (shim/normalize.c) when the MPI library's own collective
+ * must serve the call: pass-through, a case the library does not handle, or "native" chosen
+ * (xchg_outcome_t.algo is then the native registry index to account the call to, or -1). */
+#define XCHG_PASS (-1000)
+
 typedef struct xchg_config {
     int loaded;
     int disable;              /* XCHG_DISABLE=1: pure pass-through */
@@ -37,24 +42,100 @@ void xchg_config_load(void);
  * environment variable would; for xchg's own tools. 0 on success, -1 for a bad spec. */
 int xchg_force(int coll, const char *spec);
 
-/* context.c: the context of an intracommunicator (created and cached on first use), or NULL
- * with *rc set when it cannot be created. */
+/* context.c: the context of a communicator (created and cached on first use; for an
+ * intercommunicator a context whose passthrough is set), or NULL with *rc set when it cannot be
+ * created or comm is not a valid communicator. */
 xchg_ctx_t *xchg_ctx_get(MPI_Comm comm, int *rc);
 void xchg_ctx_world_init(void); /* node layout of MPI_COMM_WORLD, once, from MPI_Init */
 void xchg_ctx_finalize(void);   /* free the contexts of COMM_WORLD and COMM_SELF */
 
-/* select.c */
+/* select.c and learn.c */
+#define XCHG_MAX_ALGOS 16 /* registry entries of one collective, at most */
+#define XCHG_DECISIONS 64 /* decisions cached per context */
+#define XCHG_TRIALS 16    /* call shapes learned per context */
+#define XCHG_LEARN_MAX 4  /* candidates one trial times (native and the model's best) */
+
+/* An algorithm with its completed parameters, and (from the models) its predicted time. */
+typedef struct xchg_choice {
+    int algo;
+    xchg_params_t params;
+    double time;
+} xchg_choice_t;
+
+/* Which level of the precedence decided. */
+enum { XCHG_FROM_FORCED, XCHG_FROM_TABLE, XCHG_FROM_MODEL, XCHG_FROM_FALLBACK };
+
+typedef struct xchg_decision {
+    unsigned gen; /* 0: empty; else the configuration generation it was made under */
+    int coll;
+    size_t key;    /* size key (alltoallv: its bucket) */
+    unsigned skew; /* alltoallv skew class */
+    int algo;
+    xchg_params_t params;
+    int source; /* XCHG_FROM_* */
+} xchg_decision_t;
+
+/* One call shape being learned or learned (shim/learn.c). */
+typedef struct xchg_trial {
+    int used;
+    int coll;
+    unsigned bucket, skew;
+    int settled;
+    int ncand;
+    xchg_choice_t cand[XCHG_LEARN_MAX]; /* cand[0] is native */
+    int calls;                          /* calls of the trial so far */
+    uint64_t best_ns[XCHG_LEARN_MAX];   /* this rank's fastest time per candidate */
+    int winner;
+} xchg_trial_t;
+
+/* The shim's per-context state, created on first use and freed with the context. */
+typedef struct xchg_shim_state {
+    xchg_decision_t decisions[XCHG_DECISIONS];
+    xchg_trial_t trials[XCHG_TRIALS];
+    int next_trial; /* slot the next new shape takes when all are used */
+    /* alltoallv: statistics carried by the previous call (shim/normalize.c) */
+    uint64_t carried[3];
+    int carried_valid;
+    int carried_age; /* calls since they were last refreshed */
+} xchg_shim_state_t;
+
+xchg_shim_state_t *xchg_shim_state(xchg_ctx_t *ctx); /* NULL without memory */
+void xchg_shim_state_free(xchg_shim_state_t *state);
+
 size_t xchg_size_key(const xchg_call_t *call);
+/* Size buckets of learning and of the alltoallv decision cache: 0, 1, then two per power of
+ * two, [2^m, 1.5 2^m) and [1.5 2^m, 2^(m+1)). */
+unsigned xchg_bucket(size_t key);
+void xchg_bucket_range(unsigned bucket, size_t *lo, size_t *hi);
+/* alltoallv: how many times two the largest message exceeds the size key (0 for even counts,
+ * at most 15); 0 for the other collectives. From agreed values, so equal on all ranks. */
+unsigned xchg_skew_class(const xchg_call_t *call);
 /* The decision for a call shape, uncached: forced > table > model. Completes params; reason
  * (may be NULL) receives why. A pure function of the call and the configuration. */
 int xchg_decide(const xchg_call_t *call, xchg_params_t *params, char *reason, size_t len);
-/* The decision for a call on ctx's communicator (cached per context, learning where enabled):
- * *algo and *params. MPI_SUCCESS, or MPI_ERR_OTHER under XCHG_STRICT when the forced algorithm
- * cannot serve the call (reported by name). Collective in effect: every rank of the
- * communicator must make the same sequence of calls (learning agrees on timings). */
-int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, int *algo, xchg_params_t *params);
+/* Every algorithm of the call's collective that the models can price (native included),
+ * fastest first, at most max; returns how many. */
+int xchg_model_rank(const xchg_call_t *call, xchg_choice_t *ranked, int max);
+/* The decision for a call on ctx's communicator: *choice (algo and params). *trial is -1, or
+ * the learning slot to report the call's time to (xchg_learn_record) after it ran.
+ * MPI_SUCCESS, or MPI_ERR_OTHER under XCHG_STRICT when the forced algorithm cannot serve the
+ * call (reported by name). Every rank must make the same sequence of calls on a communicator
+ * (as MPI requires of collectives): decisions and learning are per communicator. */
+int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice, int *trial);
 /* Drop every cached decision (after the configuration changed: xchg_force). */
 void xchg_select_forget(void);
+
+/* learn.c: during its first calls a model-decided call shape runs native and the models' best
+ * candidates in turn; then the ranks agree on the timings and settle on the fastest. */
+int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice);
+/* The call of trial slot `trial` took seconds on this rank; may agree (collective). */
+int xchg_learn_record(xchg_ctx_t *ctx, int trial, double seconds);
+extern int xchg_learn_open; /* trials not yet settled, in all contexts: calls are timed */
+void xchg_learn_write(void); /* XCHG_LEARN=FILE: world rank 0 writes the learned table */
+
+/* The algorithm that served this process's last call of coll, "name:k=v,...", for the tools;
+ * 0 on success, -1 when no call was served yet. */
+int xchg_last_choice(int coll, char *out, size_t outlen);
 
 /* stats.c */
 void xchg_stats_add(int coll, int algo, const xchg_params_t *params, size_t block_bytes,

@@ -1,6 +1,6 @@
 /*
  * cost_base.c: the built-in machine constants, the cost of one round, and the cost models of
- * the baselines (native, pairwise, ring). See cost.h for the model.
+ * the baselines (pairwise, ring; native is in cost_native.c). See cost.h for the model.
  */
 #include <math.h>
 
@@ -24,42 +24,32 @@ double xchg_cost_round(const xchg_machine_t *machine, int nmsgs, size_t max_byte
            (double)max_bytes * machine->tau * (1.0 + machine->port_share * (nmsgs - 1));
 }
 
-/* The MPI library's own collective cannot be predicted from beta and tau: only a measured
- * tuning table (xchg-tune --verify) can choose it. */
-double xchg_cost_native(const xchg_call_t *call, const xchg_machine_t *machine,
-                        xchg_params_t *params)
+/* ceil((p-1)/k) rounds of k messages of `message` bytes. A given k is clamped to what runs
+ * (1 .. p - 1). Left 0, k is chosen among all of 1 .. p - 1 without trying them: with
+ * R = ceil((p-1)/k) rounds the time is R a + R k g, a = beta + m tau (1 - port_share) and
+ * g = m tau port_share >= 0, and since 1 <= R, R k >= p - 1 and R <= p - 1, it is at least
+ * a + (p-1) g (k = p - 1) when a > 0 and at least (p-1) (a + g) (k = 1) when a <= 0. */
+static double pairwise_time(int p, int nports, size_t message, const xchg_machine_t *machine)
 {
-    (void)call;
-    (void)machine;
-    (void)params;
-    return INFINITY;
+    return ((p - 2) / nports + 1) * xchg_cost_round(machine, nports, message);
 }
 
-/* ceil((p-1)/k) rounds of k messages of `message` bytes; k chosen when not given (a k above
- * p - 1 acts as p - 1). */
 static double pairwise_rounds(int p, size_t message, const xchg_machine_t *machine,
                               xchg_params_t *params)
 {
-    double best = INFINITY;
-    int best_k = 1;
-    if (p <= 1) {
-        if (params->nports == 0)
-            params->nports = 1;
-        return 0.0;
+    double one, all;
+    if (p <= 2) {
+        params->nports = 1;
+        return p <= 1 ? 0.0 : pairwise_time(p, 1, message, machine);
     }
-    for (int k = 1; k <= p - 1; k++) {
-        int nports = params->nports > 0 ? params->nports : k;
-        int inflight = nports < p - 1 ? nports : p - 1;
-        double t = ((p - 2) / inflight + 1) * xchg_cost_round(machine, inflight, message);
-        if (t < best) {
-            best = t;
-            best_k = nports;
-        }
-        if (params->nports > 0)
-            break;
+    if (params->nports > 0) {
+        params->nports = params->nports < p - 1 ? params->nports : p - 1;
+        return pairwise_time(p, params->nports, message, machine);
     }
-    params->nports = best_k;
-    return best;
+    one = pairwise_time(p, 1, message, machine);
+    all = pairwise_time(p, p - 1, message, machine);
+    params->nports = all < one ? p - 1 : 1;
+    return all < one ? all : one;
 }
 
 double xchg_cost_alltoall_pairwise(const xchg_call_t *call, const xchg_machine_t *machine,

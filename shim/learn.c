@@ -1,0 +1,197 @@
+/*
+ * learn.c: selection that learns (XCHG_LEARN, on by default).
+ *
+ * A call shape is (communicator, collective, size bucket, skew class); only shapes that the
+ * cost models decide learn (a forced algorithm or a tuning-table rule is obeyed as it is).
+ * On the first call of a shape the trial's candidates are fixed: native (always cand[0]) and
+ * the models' best XCHG_LEARN_MAX - 1 xchg algorithms for that call. The next
+ * ncand * LEARN_ROUNDS calls of the shape run the candidates in turn (call i runs candidate
+ * i mod ncand); every rank keeps its own fastest time per candidate, the first round being a
+ * warm-up that is not counted. After the last of them the ranks agree on the slowest rank's
+ * time per candidate (one xchg_agree_max of ncand values: the collective is as slow as its
+ * slowest rank) and settle: the fastest xchg candidate wins if it beats native by
+ * LEARN_MARGIN, else native. Every later call of the shape runs the winner.
+ *
+ * Consistency: a trial lives in the communicator's context and advances only with that
+ * communicator's calls, which every rank makes in the same order; the candidates come from
+ * the call's shape (equal on all ranks) and the winner from agreed values. So every rank runs
+ * the same algorithm at every call, whatever its own clock says (XCHG_TEST_SKEW_TIMES=1 distorts
+ * each rank's clock differently to test exactly that).
+ *
+ * With XCHG_VERBOSE=1 rank 0 of the communicator prints what was tried and what won; with
+ * XCHG_LEARN=FILE world rank 0 writes the settled shapes of its communicators as a tuning
+ * table at MPI_Finalize (one rule per communicator size and bucket, first settled wins).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+#include "../tuning/table_write.h"
+
+#define LEARN_ROUNDS 4     /* calls per candidate, the first a warm-up */
+#define LEARN_MARGIN 0.95  /* an xchg candidate must take less than this times native's time */
+#define LEARNED_MAX 256    /* settled shapes remembered for XCHG_LEARN=FILE */
+
+int xchg_learn_open;
+
+static xchg_rule_t learned[LEARNED_MAX];
+static int nlearned;
+static pthread_mutex_t learned_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The slot of a shape: found, or a new trial with its candidates. */
+static xchg_trial_t *trial_for(xchg_shim_state_t *state, const xchg_call_t *call,
+                               unsigned bucket, unsigned skew)
+{
+    xchg_choice_t ranked[XCHG_MAX_ALGOS];
+    int n, native = xchg_algo_find(call->coll, "native");
+    xchg_trial_t *t;
+
+    for (int i = 0; i < XCHG_TRIALS; i++) {
+        t = &state->trials[i];
+        if (t->used && t->coll == call->coll && t->bucket == bucket && t->skew == skew)
+            return t;
+    }
+    t = &state->trials[state->next_trial];
+    state->next_trial = (state->next_trial + 1) % XCHG_TRIALS;
+    if (t->used && !t->settled)
+        __atomic_sub_fetch(&xchg_learn_open, 1, __ATOMIC_RELAXED);
+    memset(t, 0, sizeof *t);
+    t->used = 1;
+    t->coll = call->coll;
+    t->bucket = bucket;
+    t->skew = skew;
+    t->cand[0] = (xchg_choice_t){native, {0}, 0.0};
+    t->ncand = 1;
+    n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS);
+    for (int i = 0; i < n && t->ncand < XCHG_LEARN_MAX; i++)
+        if (ranked[i].algo != native)
+            t->cand[t->ncand++] = ranked[i];
+    t->settled = t->ncand == 1;
+    if (!t->settled)
+        __atomic_add_fetch(&xchg_learn_open, 1, __ATOMIC_RELAXED);
+    return t;
+}
+
+int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice)
+{
+    xchg_shim_state_t *state = xchg_shim_state(ctx);
+    unsigned bucket = xchg_bucket(xchg_size_key(call));
+    unsigned skew = xchg_skew_class(call);
+    xchg_trial_t *t;
+
+    if (!state)
+        return -1;
+    t = trial_for(state, call, bucket, skew);
+    if (t->settled) {
+        *choice = t->cand[t->winner];
+        return -1;
+    }
+    *choice = t->cand[t->calls % t->ncand];
+    return (int)(t - state->trials);
+}
+
+/* Remember a settled shape for XCHG_LEARN=FILE. */
+static void remember(const xchg_trial_t *t, int p)
+{
+    xchg_rule_t rule = {0};
+    if (!xchg_config.learn_path[0])
+        return;
+    rule.coll = t->coll;
+    rule.pmin = rule.pmax = p;
+    xchg_bucket_range(t->bucket, &rule.bmin, &rule.bmax);
+    rule.algo = t->cand[t->winner].algo;
+    rule.params = t->cand[t->winner].params;
+    pthread_mutex_lock(&learned_lock);
+    for (int i = 0; i < nlearned; i++)
+        if (learned[i].coll == rule.coll && learned[i].pmin == p && learned[i].bmin == rule.bmin)
+            goto out;
+    if (nlearned < LEARNED_MAX)
+        learned[nlearned++] = rule;
+out:
+    pthread_mutex_unlock(&learned_lock);
+}
+
+static void announce(const xchg_ctx_t *ctx, const xchg_trial_t *t, const uint64_t *agreed)
+{
+    char line[1024], text[128];
+    size_t used, lo, hi;
+
+    xchg_bucket_range(t->bucket, &lo, &hi);
+    used = (size_t)snprintf(line, sizeof line, "xchg: learn %s p=%d block=%zu-%zu:",
+                            xchg_coll_name(t->coll), ctx->size, lo, hi);
+    for (int c = 0; c < t->ncand && used < sizeof line; c++) {
+        xchg_params_format(&xchg_algos[t->cand[c].algo], &t->cand[c].params, text, sizeof text);
+        used += (size_t)snprintf(line + used, sizeof line - used, " %s[%s] %.2fus%s",
+                                 xchg_algos[t->cand[c].algo].name, text, agreed[c] / 1e3,
+                                 c + 1 < t->ncand ? "," : "");
+    }
+    xchg_params_format(&xchg_algos[t->cand[t->winner].algo], &t->cand[t->winner].params, text,
+                       sizeof text);
+    fprintf(stderr, "%s -> %s [%s]\n", line, xchg_algos[t->cand[t->winner].algo].name, text);
+    fflush(stderr);
+}
+
+/* The trial's last call ran: agree on the slowest rank's times and settle. */
+static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
+{
+    uint64_t agreed[XCHG_LEARN_MAX];
+    int rc, best = 0;
+
+    memcpy(agreed, t->best_ns, sizeof agreed);
+    rc = xchg_agree_max(ctx, agreed, t->ncand);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (int c = 1; c < t->ncand; c++)
+        if (best == 0 || agreed[c] < agreed[best])
+            best = c;
+    t->winner = (double)agreed[best] < LEARN_MARGIN * (double)agreed[0] ? best : 0;
+    t->settled = 1;
+    __atomic_sub_fetch(&xchg_learn_open, 1, __ATOMIC_RELAXED);
+    if (xchg_config.verbose && ctx->rank == 0)
+        announce(ctx, t, agreed);
+    remember(t, ctx->size);
+    return MPI_SUCCESS;
+}
+
+int xchg_learn_record(xchg_ctx_t *ctx, int trial, double seconds)
+{
+    xchg_trial_t *t = &ctx->shim->trials[trial];
+    int c = t->calls % t->ncand;
+    uint64_t ns;
+
+    if (xchg_config.test_skew) /* a different distortion on every rank and candidate */
+        seconds *= 1.0 + (double)((ctx->rank * 7 + c * 3) % 5);
+    ns = seconds > 0 ? (uint64_t)(seconds * 1e9) + 1 : 1;
+    if (t->calls >= t->ncand && (t->best_ns[c] == 0 || ns < t->best_ns[c]))
+        t->best_ns[c] = ns; /* the first round is a warm-up */
+    t->calls++;
+    if (t->calls < t->ncand * LEARN_ROUNDS)
+        return MPI_SUCCESS;
+    return settle(ctx, t);
+}
+
+void xchg_learn_write(void)
+{
+    xchg_table_t table = {0};
+    FILE *out;
+
+    if (!xchg_config.learn_path[0] || xchg_world_rank != 0)
+        return;
+    out = fopen(xchg_config.learn_path, "w");
+    if (!out) {
+        xchg_warn("XCHG_LEARN=%s: cannot write the learned table", xchg_config.learn_path);
+        return;
+    }
+    pthread_mutex_lock(&learned_lock);
+    table.nrules = nlearned;
+    table.rules = learned;
+    table.has_machine = 1;
+    table.machine = xchg_config.machine;
+    if (xchg_table_write(out, &table, "learned by xchg (XCHG_LEARN) during one run") != 0)
+        xchg_warn("XCHG_LEARN=%s: writing failed", xchg_config.learn_path);
+    pthread_mutex_unlock(&learned_lock);
+    if (fclose(out) != 0)
+        xchg_warn("XCHG_LEARN=%s: writing failed", xchg_config.learn_path);
+}

@@ -1,0 +1,69 @@
+/*
+ * cost_native.c: the cost model of "native", the MPI library's own collective.
+ *
+ * The MPI library's default selection is documented, and each of its algorithms is one that
+ * xchg's models already price, so native is priced as the algorithm the MPI library would
+ * run for the call, with the same machine constants. MPICH 4's defaults (its CVARs
+ * MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE = 256, MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE = 32768,
+ * MPIR_CVAR_ALLTOALL_THROTTLE = 32, MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE = 81920,
+ * MPIR_CVAR_ALLGATHER_LONG_MSG_SIZE = 524288):
+ *   MPI_Alltoall   blocks <= 256 B on >= 8 ranks: Bruck            -> radix r = 2, k = 1
+ *                  blocks <= 32 KiB: every send and receive posted,
+ *                  32 at a time ("scattered")                      -> pairwise k = min(p-1, 32)
+ *                  larger: pairwise exchange                       -> pairwise k = 1
+ *   MPI_Allgather  p b < 512 KiB and p a power of two: recursive
+ *                  doubling (log2 p rounds, doubling messages),
+ *                  or p b < 80 KiB: Bruck's concatenation           -> circulant k = 1
+ *                  larger: ring                                    -> ring
+ *   MPI_Alltoallv  every send and receive posted, 32 at a time     -> pairwise k = min(p-1, 32)
+ * Open MPI's tuned component chooses among the same families by its own fixed rules; the same
+ * model stands in for it (what it does is learned, or measured by xchg-tune --verify).
+ *
+ * Since native and xchg's algorithms are priced alike, the model alone never finds a large
+ * gain where the MPI library already runs the same schedule: selection then keeps native
+ * (shim/select.c, XCHG_MODEL_MARGIN), and learning or a measured table decide the rest.
+ * Pure code: no MPI calls.
+ */
+#include "cost.h"
+
+#define MPICH_ALLTOALL_SHORT 256
+#define MPICH_ALLTOALL_MEDIUM 32768
+#define MPICH_THROTTLE 32
+#define MPICH_ALLGATHER_SHORT 81920
+#define MPICH_ALLGATHER_LONG 524288
+
+static int min_int(int a, int b)
+{
+    return a < b ? a : b;
+}
+
+double xchg_cost_native(const xchg_call_t *call, const xchg_machine_t *machine,
+                        xchg_params_t *params)
+{
+    xchg_params_t as = {0};
+    int p = call->comm_size;
+    size_t b = call->block_bytes, total = (size_t)p * b;
+
+    (void)params; /* native has no parameters */
+    switch (call->coll) {
+    case XCHG_ALLTOALL:
+        if (b <= MPICH_ALLTOALL_SHORT && p >= 8) {
+            as.radix = 2;
+            as.nports = 1;
+            return xchg_cost_alltoall_radix(call, machine, &as);
+        }
+        as.nports = b <= MPICH_ALLTOALL_MEDIUM ? min_int(p > 1 ? p - 1 : 1, MPICH_THROTTLE) : 1;
+        return xchg_cost_alltoall_pairwise(call, machine, &as);
+    case XCHG_ALLGATHER:
+        if ((total < MPICH_ALLGATHER_LONG && (p & (p - 1)) == 0) || total < MPICH_ALLGATHER_SHORT) {
+            as.nports = 1;
+            return xchg_cost_allgather_circulant(call, machine, &as);
+        }
+        return xchg_cost_allgather_ring(call, machine, &as);
+    case XCHG_ALLTOALLV:
+        as.nports = min_int(p > 1 ? p - 1 : 1, MPICH_THROTTLE);
+        return xchg_cost_alltoallv_pairwise(call, machine, &as);
+    default:
+        return 0.0;
+    }
+}
