@@ -13,20 +13,32 @@
  *                  int shifted by a true lower bound of 8 inside an extent of 16, a padded
  *                  struct {int, double}, and send/receive pairs with different type maps but
  *                  the same signature: 6 contiguous ints -> 1 vector, 1 vector -> 6 ints, padded
- *                  struct -> packed struct;
+ *                  struct -> packed struct; and "blocks1..3", 6 ints in blocks of 1, 2 or 3 with
+ *                  a one-int hole after each block (one signature, three type maps);
  *   MPI_IN_PLACE   for all three collectives, with sendcount -1 and sendtype MPI_DATATYPE_NULL
  *                  (and garbage send counts/displacements for alltoallv), which MPI ignores;
  *   MPI_BOTTOM     as the buffers, with every datatype wrapped in an hindexed type that holds
  *                  the buffer's absolute address (lower bound = the address);
  *   alltoallv      uniform counts, skewed counts ((7i + 3j) mod 5, some zero), skewed counts
- *                  scaled to a few thousand, sparse counts (most zero), all zero; blocks placed
- *                  in a rotated or reversed order with gaps between them and space after them.
+ *                  scaled to a few thousand, sparse counts (most zero), all zero, "zeros" (ranks
+ *                  1, 4, 7 send nothing, ranks 2 and 6 receive nothing, some pairs nothing; a side
+ *                  without data passes a NULL buffer); blocks placed in a rotated or reversed
+ *                  order with gaps between them and space after them;
+ *   asymmetric     calls where the ranks describe their buffers differently (matching
+ *                  signatures; MPI_IN_PLACE on some ranks only is not legal MPI): dense types on
+ *                  some ranks and the vector with holes on others (by rank mod 4: 6 ints or a
+ *                  vector on each side); a different type map on every rank (rank r sends
+ *                  blocks(r mod 3 + 1) and receives blocks((r + 1) mod 3 + 1)); MPI_BOTTOM on
+ *                  odd ranks only (also in place); each as the three collectives and alltoallv
+ *                  with the skewed and the zeros patterns.
  * Not the full product (main() has the plan): world and self get every datatype pair with every
  * count, in place with counts 1 and LARGE_COUNT (0 for int), and every alltoallv pattern;
  * reversed, split and dup get the pairs that differ most (int, vector, 6int>vector,
  * struct>packed; the dup only int) with counts 1 and 7 and skewed alltoallv, int also large
- * and in place; MPI_BOTTOM and the _c forms on world (every pair, count 7) and on the split.
- * About 410 calls on communicators of more than one rank: MPICH's own collectives take 10 to 100 ms
+ * and in place; MPI_BOTTOM and the _c forms on world (every pair, count 7) and on the split;
+ * the asymmetric calls on world (count 7, also large or 1; MPI_BOTTOM with the shape types) and
+ * on the split (count 7).
+ * About 465 calls on communicators of more than one rank: MPICH's own collectives take 10 to 100 ms
  * each at 8 ranks on 2 cores (in place the most), and the program must pass natively too.
  *
  * What it checks, per call and rank: the return code (an error stops the job with MPI_Abort:
@@ -104,11 +116,14 @@ typedef struct label {
 /* How a call is made: in place, through the large-count API, with MPI_BOTTOM buffers. */
 enum { MODE_INPLACE = 1, MODE_C = 2, MODE_BOTTOM = 4 };
 
-enum { PAT_UNIFORM, PAT_SKEW, PAT_SKEW_LARGE, PAT_SPARSE };
-static const char *const pattern_names[] = {"uniform", "skew", "skew-large", "sparse"};
+enum { PAT_UNIFORM, PAT_SKEW, PAT_SKEW_LARGE, PAT_SPARSE, PAT_ZEROS };
+static const char *const pattern_names[] = {"uniform", "skew", "skew-large", "sparse", "zeros"};
 
 static layout_t layout_int, layout_double, layout_char, layout_vector, layout_resized,
     layout_shifted, layout_struct, layout_packed;
+/* 6 ints in blocks of b = 1, 2, 3 with a one-int hole after each block: one signature, three
+ * type maps (for calls where every rank uses its own) */
+static layout_t layout_blocks[3];
 static uint32_t next_salt = 1;
 
 /* ---- element values ---- */
@@ -500,6 +515,8 @@ static size_t pattern_count(int pattern, size_t n, int i, int j, int symmetric)
         return (size_t)((i * 7 + j * 3) % 5) * n;
     case PAT_SPARSE:
         return (i + 2 * j) % 3 == 0 ? 5 : 0;
+    case PAT_ZEROS: /* ranks 1, 4, 7 send nothing, ranks 2, 6 receive nothing, some pairs 0 */
+        return i % 3 == 1 || j % 4 == 2 || (i + j) % 4 == 0 ? 0 : (size_t)(1 + (i + 2 * j) % 5);
     default:
         return n;
     }
@@ -518,6 +535,16 @@ static size_t place_blocks(int p, const long long *counts, const int *order, int
         cursor += (size_t)counts[j] + (size_t)(gap_base + k % gap_mod);
     }
     return cursor + (size_t)tail;
+}
+
+/* Whether p counts are all zero: with the zeros pattern such a side passes a NULL buffer, which
+ * MPI allows when there is no data. */
+static int all_zero(const long long *counts, int p)
+{
+    for (int j = 0; j < p; j++)
+        if (counts[j] != 0)
+            return 0;
+    return 1;
 }
 
 static void test_alltoallv(const commcase_t *cc, const typecase_t *tc, int pattern, size_t n,
@@ -559,6 +586,8 @@ static void test_alltoallv(const commcase_t *cc, const typecase_t *tc, int patte
     rbytes = relems * R->extent;
     recvbuf = guarded_alloc(rbytes);
     rarg = buffer_arg(recvbuf, R, flags);
+    if (pattern == PAT_ZEROS && !inplace && all_zero(recvcounts, p))
+        rarg.buf = NULL;
 
     if (inplace) {
         /* the send counts and displacements are ignored: garbage */
@@ -582,6 +611,8 @@ static void test_alltoallv(const commcase_t *cc, const typecase_t *tc, int patte
             fill(sendbuf + (size_t)sdispls[j] * S->extent, S, (size_t)sendcounts[j], me, j, salt);
         sendcopy = duplicate(sendbuf, sbytes);
         sarg = buffer_arg(sendbuf, S, flags);
+        if (pattern == PAT_ZEROS && all_zero(sendcounts, p))
+            sarg.buf = NULL;
         rc = call_alltoallv(api_c, sarg.buf, sendcounts, sdispls, sarg.type, rarg.buf, recvcounts,
                             rdispls, rarg.type, cc->comm, p);
         check_sendbuf(sendbuf, sendcopy, sbytes, &label);
@@ -686,12 +717,27 @@ static void build_layouts(void)
         MPI_Type_free(&tmp);
         layout_commit(&layout_packed);
     }
+
+    /* blocks b: 6 / b blocks of b ints, stride b + 1 ints, extent (6 / b) * (b + 1) ints */
+    for (int b = 1; b <= 3; b++) {
+        static const char *const names[] = {"blocks1", "blocks2", "blocks3"};
+        layout_t *L = &layout_blocks[b - 1];
+        int nblocks = 6 / b, k = 0;
+        *L = (layout_t){names[b - 1], MPI_DATATYPE_NULL, (size_t)(nblocks * (b + 1)) * 4, 6, {{0}}};
+        for (int block = 0; block < nblocks; block++)
+            for (int i = 0; i < b; i++)
+                L->prims[k++] = (prim_t){(size_t)(block * (b + 1) + i) * 4, KIND_INT};
+        MPI_Type_vector(nblocks, b, b + 1, MPI_INT, &tmp);
+        MPI_Type_create_resized(tmp, 0, (MPI_Aint)L->extent, &L->type);
+        MPI_Type_free(&tmp);
+        layout_commit(L);
+    }
 }
 
 static void free_layouts(void)
 {
-    layout_t *derived[] = {&layout_vector, &layout_resized, &layout_shifted, &layout_struct,
-                           &layout_packed};
+    layout_t *derived[] = {&layout_vector, &layout_resized,   &layout_shifted,   &layout_struct,
+                           &layout_packed, &layout_blocks[0], &layout_blocks[1], &layout_blocks[2]};
     for (size_t i = 0; i < sizeof derived / sizeof derived[0]; i++)
         MPI_Type_free(&derived[i]->type);
 }
@@ -761,6 +807,55 @@ static void run_pattern(const commcase_t *cc, const typecase_t *tc, int pattern,
     if (flags & MODE_INPLACE && is_struct(tc->recv))
         scale = STRUCT_INPLACE_MAX / 4;
     test_alltoallv(cc, tc, pattern, scale, flags);
+}
+
+/* ---- asymmetric calls: the ranks describe their buffers differently ---- */
+
+/* ASYM_HOLES: by rank mod 4, 6 ints > 6 ints, vector > vector, 6 ints > vector, vector > 6 ints
+ * (dense on some ranks, holes on others); ASYM_BLOCKS: rank r sends blocks(r mod 3 + 1) and
+ * receives blocks((r + 1) mod 3 + 1); ASYM_BOTTOM: the base pair, MPI_BOTTOM on odd ranks. A
+ * base count is 6 ints of signature in the first two, one base element in the third. */
+enum { ASYM_HOLES, ASYM_BLOCKS, ASYM_BOTTOM };
+static const char *const asym_names[] = {"asym-holes", "asym-blocks", "asym-bottom"};
+
+/* The pair and flags this rank (me) uses; the name (for failure lines) goes to name. */
+static typecase_t asym_typecase(int kind, int me, const typecase_t *base, int *flags, char *name,
+                                size_t namelen)
+{
+    typecase_t tc;
+    if (kind == ASYM_HOLES) {
+        const layout_t *send = me % 4 == 0 || me % 4 == 2 ? &layout_int : &layout_vector;
+        const layout_t *recv = me % 4 == 0 || me % 4 == 3 ? &layout_int : &layout_vector;
+        tc = (typecase_t){NULL, send, recv, send == &layout_int ? 6 : 1,
+                          recv == &layout_int ? 6 : 1};
+    } else if (kind == ASYM_BLOCKS) {
+        tc = (typecase_t){NULL, &layout_blocks[me % 3], &layout_blocks[(me + 1) % 3], 1, 1};
+    } else {
+        tc = *base;
+        if (me % 2 == 1)
+            *flags |= MODE_BOTTOM;
+    }
+    snprintf(name, namelen, "%s:%s%s%s%s", asym_names[kind], tc.send_mult > 1 ? "6" : "",
+             tc.send->name, tc.recv_mult > 1 ? ">6" : ">", tc.recv->name);
+    tc.name = name;
+    return tc;
+}
+
+/* The three collectives with base count n, then with patterns set alltoallv with the skewed and
+ * the zeros patterns, every rank with its own description of the buffers. */
+static void run_asym(const commcase_t *cc, int kind, const typecase_t *base, size_t n, int flags,
+                     int patterns)
+{
+    char name[64];
+    int me;
+    typecase_t tc;
+    MPI_Comm_rank(cc->comm, &me);
+    tc = asym_typecase(kind, me, base, &flags, name, sizeof name);
+    run_three(cc, &tc, n, flags);
+    if (patterns) {
+        run_pattern(cc, &tc, PAT_SKEW, flags);
+        run_pattern(cc, &tc, PAT_ZEROS, flags);
+    }
 }
 
 int main(int argc, char **argv)
@@ -856,6 +951,22 @@ int main(int argc, char **argv)
         run_three(&world, shape_types[t], 7, MODE_INPLACE | MODE_BOTTOM);
     run_three(&shapes[1], tc_int, 7, MODE_BOTTOM);
     run_three(&self, tc_int, 7, MODE_BOTTOM);
+
+    /* Asymmetric calls (each rank describes its buffers its own way, the signatures match):
+     * dense and holed types by rank, a different type map on every rank, MPI_BOTTOM on odd
+     * ranks only (also in place), each with the zeros pattern of alltoallv; on world and on the
+     * split. MPI_BOTTOM last: a library that sends such a call to the MPI library on some
+     * ranks only hangs there. */
+    run_asym(&world, ASYM_HOLES, NULL, 7, 0, 1);
+    run_asym(&world, ASYM_HOLES, NULL, LARGE_COUNT, 0, 0);
+    run_asym(&world, ASYM_BLOCKS, NULL, 7, 0, 1);
+    run_asym(&world, ASYM_BLOCKS, NULL, 1, 0, 0);
+    run_asym(&shapes[1], ASYM_HOLES, NULL, 7, 0, 1);
+    run_asym(&shapes[1], ASYM_BLOCKS, NULL, 7, 0, 1);
+    for (int t = 0; t < 4; t++) /* int, vector, 6int>vector, struct>packed */
+        run_asym(&world, ASYM_BOTTOM, shape_types[t], 7, 0, 1);
+    run_asym(&world, ASYM_BOTTOM, tc_int, 7, MODE_INPLACE, 0);
+    run_asym(&shapes[1], ASYM_BOTTOM, tc_int, 7, 0, 1);
 
 #if MPI_VERSION >= 4
     /* The large-count forms: on world every type pair with count 7 and skewed alltoallv, int
