@@ -1,0 +1,77 @@
+# shellcheck shell=bash
+# learn.sh: selection that learns (XCHG_LEARN), sourced by run_tests.sh (which provides
+# begin_case, preloaded, native, summary_status, pass, fail, rc_reason, $TESTS and $LOGS).
+#
+#  - learn_check natively at 2 ranks (the program itself is right);
+#  - learn_check preloaded at 2, 3 and 4 ranks with XCHG_TEST_SKEW_TIMES=1, so that every rank
+#    sees its own distorted timings: the ranks must still run the same algorithm at every call
+#    (a rank that settled on its own clock would deadlock or deliver wrong bytes, which the
+#    program detects); XCHG_VERBOSE must show settled shapes ("xchg: learn ... -> NAME"), and
+#    XCHG_LEARN=FILE must write a tuning table that a second run reads: it must decide
+#    from that table ("(table FILE:LINE)"), learn no shape of the world's size again (world
+#    rank 0, which writes the table, takes part in every such shape; the split communicators'
+#    other group is not known to it and is learned again), and pass;
+#  - XCHG_LEARN=0: nothing is learned.
+
+learn_prog=$TESTS/learn_check
+if [ -x "$learn_prog" ]; then
+    name="learn_check p=2 natively"
+    if begin_case "$name"; then
+        native "$log" 2 -- "$learn_prog"
+        rc=$?
+        status=$(summary_status "$log" learn_check)
+        if [ "$rc" -eq 0 ] && [ "$status" = pass ]; then pass "$name" "$start"; else
+            fail "$name" "$(rc_reason "$rc"), summary $status" "$log"; fi
+    fi
+    for p in 2 3 4; do
+        learned=$LOGS/learned_p$p.table
+        name="learn_check p=$p XCHG_TEST_SKEW_TIMES=1 XCHG_LEARN=FILE"
+        if begin_case "$name"; then
+            rm -f "$learned"
+            preloaded "$log" "$p" XCHG_WAIT=yield XCHG_VERBOSE=1 XCHG_TEST_SKEW_TIMES=1 \
+                XCHG_LEARN="$learned" -- "$learn_prog"
+            rc=$?
+            status=$(summary_status "$log" learn_check)
+            why=""
+            if [ "$rc" -ne 0 ] || [ "$status" != pass ]; then
+                why="the program did not pass ($(rc_reason "$rc"), summary $status)"
+            elif ! grep -aqE '^xchg: learn (alltoall|allgather|alltoallv) p=[0-9]+ block=[0-9]+-[0-9]+: .* -> [a-z]+ \[' "$log"; then
+                why="no 'xchg: learn ... -> NAME [...]' line: no shape settled"
+            elif [ "$(head -n 1 "$learned" 2>/dev/null)" != "xchg-tuning 1" ]; then
+                why="XCHG_LEARN=$learned did not write a tuning table"
+            fi
+            if [ -z "$why" ]; then pass "$name" "$start"; else fail "$name" "$why" "$log"; fi
+        fi
+        name="learn_check p=$p XCHG_TUNING=learned table"
+        if begin_case "$name"; then
+            preloaded "$log" "$p" XCHG_WAIT=yield XCHG_VERBOSE=1 XCHG_TUNING="$learned" -- \
+                "$learn_prog"
+            rc=$?
+            status=$(summary_status "$log" learn_check)
+            if [ "$rc" -ne 0 ] || [ "$status" != pass ]; then
+                fail "$name" "the program did not pass ($(rc_reason "$rc"), summary $status)" "$log"
+            elif ! grep -aqF "(table $learned:" "$log"; then
+                fail "$name" "no decision from the learned table ('(table $learned:LINE)')" "$log"
+            elif grep -aqE "^xchg: learn [a-z]+ p=$p " "$log"; then
+                fail "$name" "shapes of $p ranks, which the table decides, were learned again" "$log"
+            else
+                pass "$name" "$start"
+            fi
+        fi
+    done
+    name="learn_check p=2 XCHG_LEARN=0"
+    if begin_case "$name"; then
+        preloaded "$log" 2 XCHG_WAIT=yield XCHG_VERBOSE=1 XCHG_LEARN=0 -- "$learn_prog"
+        rc=$?
+        status=$(summary_status "$log" learn_check)
+        if [ "$rc" -ne 0 ] || [ "$status" != pass ]; then
+            fail "$name" "the program did not pass ($(rc_reason "$rc"), summary $status)" "$log"
+        elif grep -aq '^xchg: learn ' "$log"; then
+            fail "$name" "'xchg: learn' lines although XCHG_LEARN=0" "$log"
+        else
+            pass "$name" "$start"
+        fi
+    fi
+else
+    fail "learn_check" "$learn_prog is not built"
+fi
