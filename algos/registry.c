@@ -10,6 +10,7 @@
 
 #include "xchg.h"
 #include "../tuning/cost.h"
+#include "../tuning/table.h"
 #include "sched/twophase.h"
 
 static int applies_always(const xchg_call_t *call, const xchg_params_t *params, const char **why)
@@ -87,15 +88,23 @@ int xchg_algo_has_key(const xchg_algo_t *algo, const char *key)
     return 0;
 }
 
-/* The names of coll's algorithms, comma separated, for error messages. */
-static void list_names(int coll, char *out, size_t outlen)
+/* 1 when xchg runs the algorithm itself (it is not the MPI library's native collective). */
+static int implemented(const xchg_algo_t *a)
+{
+    return !a->native && (a->alltoall || a->allgather || a->alltoallv);
+}
+
+/* The names of coll's algorithms, comma separated, for error messages; with xchg_only, only
+ * those xchg implements itself (not native). */
+static void list_names(int coll, int xchg_only, char *out, size_t outlen)
 {
     size_t used = 0;
     out[0] = '\0';
-    for (int i = 0; i < xchg_nalgos && used < outlen; i++)
-        if (xchg_algos[i].coll == coll)
-            used += (size_t)snprintf(out + used, outlen - used, "%s%s", used ? ", " : "",
-                                     xchg_algos[i].name);
+    for (int i = 0; i < xchg_nalgos && used < outlen; i++) {
+        const xchg_algo_t *a = &xchg_algos[i];
+        if (a->coll == coll && (implemented(a) || !xchg_only))
+            used += (size_t)snprintf(out + used, outlen - used, "%s%s", used ? ", " : "", a->name);
+    }
 }
 
 static int parse_int(const char *value, int lo, long *out)
@@ -117,7 +126,7 @@ int xchg_params_parse_key(const char *key, const char *value, xchg_params_t *par
     long v;
     if (strcmp(key, "r") == 0) {
         if (parse_int(value, 2, &v) != 0) {
-            snprintf(err, errlen, "r=%s: the radix must be an integer >= 2", value);
+            snprintf(err, errlen, "r=%.*s%s: the radix must be an integer >= 2", XCHG_QUOTE(value));
             return -1;
         }
         params->radix = (int)v;
@@ -125,7 +134,8 @@ int xchg_params_parse_key(const char *key, const char *value, xchg_params_t *par
     }
     if (strcmp(key, "k") == 0) {
         if (parse_int(value, 1, &v) != 0) {
-            snprintf(err, errlen, "k=%s: the number of ports must be an integer >= 1", value);
+            snprintf(err, errlen, "k=%.*s%s: the number of ports must be an integer >= 1",
+                     XCHG_QUOTE(value));
             return -1;
         }
         params->nports = (int)v;
@@ -133,32 +143,69 @@ int xchg_params_parse_key(const char *key, const char *value, xchg_params_t *par
     }
     if (strcmp(key, "inner") == 0) {
         int idx = xchg_algo_find(XCHG_ALLTOALL, value);
-        if (idx < 0 || !xchg_algos[idx].alltoall) {
+        if (idx < 0 || !implemented(&xchg_algos[idx])) {
             char names[256];
-            list_names(XCHG_ALLTOALL, names, sizeof names);
-            snprintf(err, errlen, "inner=%s: not an xchg alltoall algorithm (valid: %s, not native)",
-                     value, names);
+            list_names(XCHG_ALLTOALL, 1, names, sizeof names);
+            snprintf(err, errlen, "inner=%.*s%s: not an xchg alltoall algorithm (valid: %s)",
+                     XCHG_QUOTE(value), names);
             return -1;
         }
         params->inner = idx + 1;
         return 0;
     }
-    snprintf(err, errlen, "unknown key '%s'", key);
+    snprintf(err, errlen, "unknown key '%.*s%s'", XCHG_QUOTE(key));
     return -1;
+}
+
+/* The most keys one algorithm has (a->keys); more than any registry entry needs. */
+#define SPEC_MAX_KEYS 16
+
+/* One KEY=VALUE item of a spec (modified in place) into params. seen[0..*nseen) are the keys
+ * given before it: a key given twice is an error, not "the last one wins". */
+static int parse_item(const xchg_algo_t *a, char *item, const char **seen, int *nseen,
+                      xchg_params_t *params, char *err, size_t errlen)
+{
+    char *eq = strchr(item, '=');
+
+    /* the form, then the key, then the value (the algorithm's own parser) */
+    if (!eq || eq == item || eq[1] == '\0') {
+        snprintf(err, errlen, "'%.*s%s' is not KEY=VALUE (keys of %s: %s)", XCHG_QUOTE(item),
+                 a->name, a->keys[0] ? a->keys : "none");
+        return -1;
+    }
+    *eq = '\0';
+    if (!xchg_algo_has_key(a, item)) {
+        snprintf(err, errlen, "unknown key '%.*s%s' for %s (keys: %s)", XCHG_QUOTE(item), a->name,
+                 a->keys[0] ? a->keys : "none");
+        return -1;
+    }
+    for (int i = 0; i < *nseen; i++)
+        if (strcmp(seen[i], item) == 0) {
+            snprintf(err, errlen, "key '%s' given twice", item);
+            return -1;
+        }
+    if (*nseen < SPEC_MAX_KEYS)
+        seen[(*nseen)++] = item;
+    return a->parse(item, eq + 1, params, err, errlen);
 }
 
 int xchg_spec_parse(int coll, const char *spec, int *algo, xchg_params_t *params, char *err,
                     size_t errlen)
 {
     char buf[256], names[256];
-    char *name, *rest, *item;
+    const char *seen[SPEC_MAX_KEYS];
+    int nseen = 0;
+    char *name, *rest, *item, *save = NULL;
     size_t len = strlen(spec);
 
     memset(params, 0, sizeof *params);
     if (len >= sizeof buf) {
-        snprintf(err, errlen, "value is too long (%zu characters)", len);
+        snprintf(err, errlen, "value is too long (%zu characters; at most %zu)", len,
+                 sizeof buf - 1);
         return -1;
     }
+
+    /* the name, up to the first ':' */
     memcpy(buf, spec, len + 1);
     name = buf;
     rest = strchr(buf, ':');
@@ -166,28 +213,16 @@ int xchg_spec_parse(int coll, const char *spec, int *algo, xchg_params_t *params
         *rest++ = '\0';
     *algo = xchg_algo_find(coll, name);
     if (*algo < 0) {
-        list_names(coll, names, sizeof names);
-        snprintf(err, errlen, "unknown algorithm '%s' (valid: auto, %s)", name, names);
+        list_names(coll, 0, names, sizeof names);
+        snprintf(err, errlen, "unknown algorithm '%.*s%s' (valid: auto, %s)", XCHG_QUOTE(name),
+                 names);
         return -1;
     }
+
     /* KEY=VALUE items, separated by ',' or ':' */
-    for (item = rest ? strtok(rest, ",:") : NULL; item; item = strtok(NULL, ",:")) {
-        char *eq = strchr(item, '=');
-        const xchg_algo_t *a = &xchg_algos[*algo];
-        if (!eq || eq == item || eq[1] == '\0') {
-            snprintf(err, errlen, "'%s' is not KEY=VALUE (keys of %s: %s)", item, a->name,
-                     a->keys[0] ? a->keys : "none");
+    for (item = rest ? strtok_r(rest, ",:", &save) : NULL; item; item = strtok_r(NULL, ",:", &save))
+        if (parse_item(&xchg_algos[*algo], item, seen, &nseen, params, err, errlen) != 0)
             return -1;
-        }
-        *eq = '\0';
-        if (!xchg_algo_has_key(a, item)) {
-            snprintf(err, errlen, "unknown key '%s' for %s (keys: %s)", item, a->name,
-                     a->keys[0] ? a->keys : "none");
-            return -1;
-        }
-        if (a->parse(item, eq + 1, params, err, errlen) != 0)
-            return -1;
-    }
     return 0;
 }
 

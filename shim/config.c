@@ -13,10 +13,10 @@
  *                                  1); FILE: also write the learned choices as a tuning table
  *   XCHG_TEST_SKEW_TIMES=1         testing knob: every rank distorts its own timings
  *
- * A bad value is reported once, by world rank 0, naming the variable and the valid choices;
- * the safe default is used and the program goes on.
+ * A bad value is reported once, by world rank 0, naming the variable and the valid choices
+ * and quoting at most the value's first XCHG_QUOTE_MAX characters (tuning/table.h); the safe
+ * default is used and the program goes on.
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +51,7 @@ static int read_flag(const char *name)
         return 0;
     if (strcmp(value, "1") == 0)
         return 1;
-    xchg_warn("%s=%s: expected 0 or 1; using 0", name, value);
+    xchg_warn("%s=%.*s%s: expected 0 or 1; using 0", name, XCHG_QUOTE(value));
     return 0;
 }
 
@@ -64,7 +64,7 @@ static int read_wait(void)
         return 1;
     if (strcmp(value, "yield") == 0)
         return 2;
-    xchg_warn("XCHG_WAIT=%s: expected auto, spin or yield; using auto", value);
+    xchg_warn("XCHG_WAIT=%.*s%s: expected auto, spin or yield; using auto", XCHG_QUOTE(value));
     return 0;
 }
 
@@ -111,18 +111,24 @@ int xchg_force(int coll, const char *spec)
     if (coll < 0 || coll >= XCHG_NCOLLS)
         return -1;
     if (set_forced(coll, spec, err, sizeof err) != 0) {
-        xchg_warn("xchg_force(%s, %s): %s", xchg_coll_name(coll), spec, err);
+        xchg_warn("xchg_force(%s, %.*s%s): %s", xchg_coll_name(coll), XCHG_QUOTE(spec), err);
         return -1;
     }
     xchg_select_forget();
     return 0;
 }
 
+/* A problem of the tuning table: "FILE:LINE: why" for a line, "XCHG_TUNING=FILE: why" for the
+ * file as a whole (line 0: unreadable, not a regular file, too large, no version line). */
 static void report_table_line(void *arg, int line, const char *message)
 {
-    xchg_warn("%s:%d: %s", (const char *)arg, line, message);
+    if (line == 0)
+        xchg_warn("XCHG_TUNING=%s: %s", (const char *)arg, message);
+    else
+        xchg_warn("%s:%d: %s", (const char *)arg, line, message);
 }
 
+/* XCHG_TUNING: the table, or none (every problem reported by xchg_table_load). */
 static void load_table(void)
 {
     static char path[4096];
@@ -131,12 +137,14 @@ static void load_table(void)
     xchg_config.machine = xchg_machine_default;
     if (!value || !*value)
         return;
-    snprintf(path, sizeof path, "%s", value);
-    if (xchg_table_load(path, &xchg_config.table, report_table_line, path) < 0) {
-        xchg_warn("XCHG_TUNING=%s: cannot read the file (%s); using the built-in cost models",
-                  path, strerror(errno));
+    if (strlen(value) >= sizeof path) {
+        xchg_warn("XCHG_TUNING=%.*s%s: the path is longer than %zu characters; using the "
+                  "built-in cost models",
+                  XCHG_QUOTE(value), sizeof path - 1);
         return;
     }
+    snprintf(path, sizeof path, "%s", value);
+    xchg_table_load(path, &xchg_config.table, report_table_line, path);
     if (xchg_config.table.has_machine)
         xchg_config.machine = xchg_config.table.machine;
 }
@@ -165,7 +173,7 @@ void xchg_config_load(void)
         const char *value = getenv(coll_vars[coll]);
         xchg_config.forced[coll] = XCHG_AUTO;
         if (value && set_forced(coll, value, err, sizeof err) != 0)
-            xchg_warn("%s=%s: %s; using auto", coll_vars[coll], value, err);
+            xchg_warn("%s=%.*s%s: %s; using auto", coll_vars[coll], XCHG_QUOTE(value), err);
     }
     load_table();
 }

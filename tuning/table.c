@@ -1,5 +1,5 @@
 /*
- * table.c: the tuning table: parse, look up, write. Pure C, no MPI calls.
+ * table.c: the tuning table: read, parse, look up, write. Pure C, no MPI calls.
  *
  * The format (version 1) is plain text, one item per line. '#' starts a comment that runs to
  * the end of the line, anywhere; blank lines are ignored; fields are separated by blanks.
@@ -39,19 +39,31 @@
  *    covers is decided by the built-in cost models (with the machine line's constants when
  *    there is one). xchg-tune writes rules that never overlap.
  *  - Errors: a malformed line (unknown collective, wrong number of fields, bad or reversed
- *    range, unknown key or bad value in the parameters, a bad machine line) is reported with
- *    its line number and skipped; a rule naming an algorithm the registry does not know is
- *    reported the same way and skipped (a table written by a newer xchg still loads). The
- *    parser returns the first bad line number, 0 when every line was good.
+ *    range, unknown key, repeated key or bad value in the parameters, a bad machine line) is
+ *    reported with its line number and skipped; a rule naming an algorithm the registry does
+ *    not know is reported the same way and skipped (a table written by a newer xchg still
+ *    loads). A message quotes at most XCHG_QUOTE_MAX characters of the bad text, then "...",
+ *    and always gives the reason. The parser returns the first bad line number, 0 when every
+ *    line was good, -1 when there is no version line at all (an empty or comment-only file:
+ *    reported as a problem of the whole file, line 0, and ignored).
+ *  - Reading (xchg_table_load): only a regular file (never a FIFO, which would block, nor a
+ *    device such as /dev/zero, which never ends) of at most XCHG_TABLE_MAX_BYTES (4 MiB); else
+ *    it is reported at line 0 and ignored. A NUL byte anywhere means the file is not text: it
+ *    is reported with its line number and the whole file is ignored (not just the rest after
+ *    it: a table cut short would decide differently from what its author wrote).
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "table.h"
 #include "table_write.h"
@@ -144,7 +156,7 @@ static int parse_range(const char *text, int suffixes, uint64_t min_value, uint6
     }
     if (parse_count(text, dash ? dash : end, suffixes, lo) != 0 ||
         (dash && strcmp(dash + 1, "*") != 0 && parse_count(dash + 1, end, suffixes, hi) != 0)) {
-        snprintf(why, whylen, "bad %s range '%s' (expected %s)", what, text, forms);
+        snprintf(why, whylen, "bad %s range '%.*s%s' (expected %s)", what, XCHG_QUOTE(text), forms);
         return -1;
     }
     if (!dash)
@@ -152,17 +164,17 @@ static int parse_range(const char *text, int suffixes, uint64_t min_value, uint6
     else if (strcmp(dash + 1, "*") == 0)
         *hi = max_value;
     if (*lo < min_value) {
-        snprintf(why, whylen, "bad %s range '%s' (sizes start at %llu)", what, text,
+        snprintf(why, whylen, "bad %s range '%.*s%s' (sizes start at %llu)", what, XCHG_QUOTE(text),
                  (unsigned long long)min_value);
         return -1;
     }
     if (*lo > max_value || *hi > max_value) {
-        snprintf(why, whylen, "bad %s range '%s' (numbers go up to %llu)", what, text,
-                 (unsigned long long)max_value);
+        snprintf(why, whylen, "bad %s range '%.*s%s' (numbers go up to %llu)", what,
+                 XCHG_QUOTE(text), (unsigned long long)max_value);
         return -1;
     }
     if (*lo > *hi) {
-        snprintf(why, whylen, "%s range '%s' is reversed (%llu > %llu)", what, text,
+        snprintf(why, whylen, "%s range '%.*s%s' is reversed (%llu > %llu)", what, XCHG_QUOTE(text),
                  (unsigned long long)*lo, (unsigned long long)*hi);
         return -1;
     }
@@ -220,9 +232,9 @@ static void parse_machine(parse_state_t *st, int line, char **fields, int nfield
         }
         if (key < 0) {
             report_line(st, line,
-                        "machine line: '%s' is not one of beta=, tau=, rho=, "
+                        "machine line: '%.*s%s' is not one of beta=, tau=, rho=, "
                         "port_share=; line skipped",
-                        fields[f]);
+                        XCHG_QUOTE(fields[f]));
             return;
         }
         if (seen[key]) {
@@ -233,9 +245,9 @@ static void parse_machine(parse_state_t *st, int line, char **fields, int nfield
         value = strtod(eq + 1, &end);
         if (eq[1] == '\0' || *end != '\0' || errno == ERANGE || !isfinite(value) || value < 0) {
             report_line(st, line,
-                        "machine line: bad value %s=%s (expected a number >= 0); "
+                        "machine line: bad value %s=%.*s%s (expected a number >= 0); "
                         "line skipped",
-                        keys[key], eq + 1);
+                        keys[key], XCHG_QUOTE(eq + 1));
             return;
         }
         seen[key] = 1;
@@ -265,23 +277,43 @@ static int find_coll(const char *name)
     return -1;
 }
 
+/* 1 when the name of spec (NAME[:KEY=VALUE,...]) is one of coll's algorithms; else 0,
+ * reported with the known names (a table written by a newer xchg may name more). */
+static int known_algorithm(parse_state_t *st, int line, int coll, const char *spec)
+{
+    char name[128], names[256];
+    size_t name_len = strcspn(spec, ":"), used = 0;
+
+    if (name_len >= sizeof name)
+        name_len = sizeof name - 1;
+    memcpy(name, spec, name_len);
+    name[name_len] = '\0';
+    if (xchg_algo_find(coll, name) >= 0)
+        return 1;
+    names[0] = '\0';
+    for (int i = 0; i < xchg_nalgos && used < sizeof names; i++)
+        if (xchg_algos[i].coll == coll)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "",
+                                     xchg_algos[i].name);
+    report_line(st, line, "unknown algorithm '%.*s%s' for %s (known: %s); rule skipped",
+                XCHG_QUOTE(name), xchg_coll_name(coll), names);
+    return 0;
+}
+
 static void parse_rule(parse_state_t *st, int line, char **fields, int nfields)
 {
     xchg_rule_t rule;
     uint64_t lo, hi;
     char why[384];
-    const char *colon;
-    size_t name_len;
-    char name[128];
 
     memset(&rule, 0, sizeof rule);
     rule.line = line;
     rule.coll = find_coll(fields[0]);
     if (rule.coll < 0) {
         report_line(st, line,
-                    "unknown collective '%s' (expected alltoall, allgather or "
+                    "unknown collective '%.*s%s' (expected alltoall, allgather or "
                     "alltoallv, or the keyword machine); line skipped",
-                    fields[0]);
+                    XCHG_QUOTE(fields[0]));
         return;
     }
     if (nfields != 4) {
@@ -307,26 +339,11 @@ static void parse_rule(parse_state_t *st, int line, char **fields, int nfields)
     rule.bmax = (size_t)hi;
 
     /* algorithm: an unknown name is told apart from bad parameters of a known one */
-    colon = strchr(fields[3], ':');
-    name_len = colon ? (size_t)(colon - fields[3]) : strlen(fields[3]);
-    if (name_len >= sizeof name)
-        name_len = sizeof name - 1;
-    memcpy(name, fields[3], name_len);
-    name[name_len] = '\0';
-    if (xchg_algo_find(rule.coll, name) < 0) {
-        char names[256];
-        size_t used = 0;
-        names[0] = '\0';
-        for (int i = 0; i < xchg_nalgos && used < sizeof names; i++)
-            if (xchg_algos[i].coll == rule.coll)
-                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
-                                         used ? ", " : "", xchg_algos[i].name);
-        report_line(st, line, "unknown algorithm '%s' for %s (known: %s); rule skipped", name,
-                    fields[0], names);
+    if (!known_algorithm(st, line, rule.coll, fields[3]))
         return;
-    }
     if (xchg_spec_parse(rule.coll, fields[3], &rule.algo, &rule.params, why, sizeof why) != 0) {
-        report_line(st, line, "bad parameters in '%s': %s; line skipped", fields[3], why);
+        report_line(st, line, "bad parameters in '%.*s%s': %s; line skipped", XCHG_QUOTE(fields[3]),
+                    why);
         return;
     }
 
@@ -343,6 +360,26 @@ static void parse_rule(parse_state_t *st, int line, char **fields, int nfields)
     st->table->rules[st->table->nrules++] = rule;
 }
 
+/* The version line, the first line that is not blank or a comment: 0 when it is
+ * `xchg-tuning 1`, else -1 (reported: the file means nothing to this xchg). */
+static int parse_version(parse_state_t *st, int line, char **fields, int nfields)
+{
+    if (strcmp(fields[0], "xchg-tuning") != 0) {
+        report_line(st, line,
+                    "missing version line: the first line must be 'xchg-tuning %d'; file ignored",
+                    TABLE_VERSION);
+        return -1;
+    }
+    if (nfields != 2 || strcmp(fields[1], "1") != 0) {
+        report_line(st, line,
+                    "unsupported table version '%.*s%s' (this xchg reads 'xchg-tuning %d'); "
+                    "file ignored",
+                    XCHG_QUOTE(nfields >= 2 ? fields[1] : ""), TABLE_VERSION);
+        return -1;
+    }
+    return 0;
+}
+
 int xchg_table_parse(const char *text, xchg_table_t *table, xchg_table_report_fn *report, void *arg)
 {
     parse_state_t st = {table, report, arg, 0, 0, table->nrules};
@@ -351,44 +388,32 @@ int xchg_table_parse(const char *text, xchg_table_t *table, xchg_table_report_fn
     const char *p = text;
 
     while (*p) {
-        const char *eol = strchr(p, '\n');
-        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        size_t len = strcspn(p, "\n");
         char *buf = malloc(len + 1);
         char *fields[TABLE_MAX_FIELDS];
         char *hash;
         int nfields;
 
+        /* one line, its comment cut off, split into fields */
         line++;
         if (!buf) {
             report_line(&st, line, "out of memory reading the line; line skipped");
-            p += len + (eol ? 1 : 0);
+            p += len + (p[len] == '\n');
             continue;
         }
         memcpy(buf, p, len);
         buf[len] = '\0';
-        p += len + (eol ? 1 : 0);
+        p += len + (p[len] == '\n');
         hash = strchr(buf, '#');
         if (hash)
             *hash = '\0';
         nfields = split_fields(buf, fields, TABLE_MAX_FIELDS);
 
+        /* the version line comes before anything else, or the file means nothing */
         if (nfields == 0) {
             /* blank or comment */
         } else if (!version_seen) {
-            /* the version line comes before anything else, or the file means nothing */
-            if (strcmp(fields[0], "xchg-tuning") != 0) {
-                report_line(&st, line,
-                            "missing version line: the first line must be "
-                            "'xchg-tuning %d'; file ignored",
-                            TABLE_VERSION);
-                free(buf);
-                return st.first_bad;
-            }
-            if (nfields != 2 || strcmp(fields[1], "1") != 0) {
-                report_line(&st, line,
-                            "unsupported table version '%s' (this xchg reads "
-                            "'xchg-tuning %d'); file ignored",
-                            nfields >= 2 ? fields[1] : "", TABLE_VERSION);
+            if (parse_version(&st, line, fields, nfields) != 0) {
                 free(buf);
                 return st.first_bad;
             }
@@ -402,47 +427,157 @@ int xchg_table_parse(const char *text, xchg_table_t *table, xchg_table_report_fn
         }
         free(buf);
     }
+    if (!version_seen) {
+        report_line(&st, 0,
+                    "no 'xchg-tuning %d' line (the file is empty or holds only blank lines and "
+                    "comments); file ignored",
+                    TABLE_VERSION);
+        return -1;
+    }
     return st.first_bad;
 }
 
-int xchg_table_load(const char *path, xchg_table_t *table, xchg_table_report_fn *report, void *arg)
+/* Report the failed system call of what, with errno's text, as a problem of the whole file;
+ * errno is kept for the caller. */
+static void report_errno(parse_state_t *st, const char *what)
 {
-    FILE *file = fopen(path, "rb");
-    char *text = NULL;
-    size_t used = 0, cap = 0;
-    int saved_errno, rc;
+    int saved_errno = errno;
+    report_line(st, 0, "%s (%s); file ignored", what, strerror(saved_errno));
+    errno = saved_errno;
+}
 
-    if (!file)
+static const char *file_kind(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a file";
+}
+
+/* path opened for reading when it is a regular file of at most XCHG_TABLE_MAX_BYTES, else -1
+ * (reported). The open does not block: a FIFO without a writer would hang it forever, and
+ * a device such as /dev/zero never ends. */
+static int open_regular(parse_state_t *st, const char *path)
+{
+    struct stat info;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+    if (fd < 0) {
+        report_errno(st, "cannot open the file");
         return -1;
+    }
+    if (fstat(fd, &info) != 0) {
+        report_errno(st, "cannot examine the file");
+    } else if (!S_ISREG(info.st_mode)) {
+        report_line(st, 0, "not a regular file (%s); file ignored", file_kind(info.st_mode));
+        errno = EINVAL;
+    } else if ((uintmax_t)info.st_size > XCHG_TABLE_MAX_BYTES) {
+        report_line(st, 0, "larger than %zu MiB (%jd bytes); file ignored",
+                    XCHG_TABLE_MAX_BYTES >> 20, (intmax_t)info.st_size);
+        errno = EFBIG;
+    } else if (fcntl(fd, F_SETFL, 0) != 0) {
+        report_errno(st, "cannot set the file to blocking reads");
+    } else {
+        return fd;
+    }
+    close(fd);
+    return -1;
+}
+
+/* All of fd as a NUL-terminated string of *len bytes (which may hold NUL bytes of its own),
+ * or NULL (reported). Reads at most one byte past XCHG_TABLE_MAX_BYTES, so that a file that
+ * grew after the check, or one whose size says nothing (/proc), is still bounded. */
+static char *read_text(parse_state_t *st, int fd, size_t *len)
+{
+    size_t cap = 0, used = 0;
+    char *text = NULL;
+
     for (;;) {
-        size_t got;
-        if (cap - used < 4096) {
+        ssize_t got;
+        if (used == cap) {
             size_t new_cap = cap ? 2 * cap : 65536;
-            char *grown = realloc(text, new_cap);
+            char *grown;
+            if (cap == XCHG_TABLE_MAX_BYTES + 1)
+                break;
+            if (new_cap > XCHG_TABLE_MAX_BYTES + 1)
+                new_cap = XCHG_TABLE_MAX_BYTES + 1;
+            grown = realloc(text, new_cap + 1);
             if (!grown) {
-                free(text);
-                fclose(file);
                 errno = ENOMEM;
-                return -1;
+                report_errno(st, "cannot read the file");
+                goto fail;
             }
             text = grown;
             cap = new_cap;
         }
-        got = fread(text + used, 1, cap - used - 1, file);
-        used += got;
+        got = read(fd, text + used, cap - used);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            report_errno(st, "cannot read the file");
+            goto fail;
+        }
         if (got == 0)
             break;
+        used += (size_t)got;
     }
-    if (ferror(file)) {
-        saved_errno = errno ? errno : EIO;
-        free(text);
-        fclose(file);
-        errno = saved_errno;
-        return -1;
+    if (used > XCHG_TABLE_MAX_BYTES) {
+        report_line(st, 0, "larger than %zu MiB; file ignored", XCHG_TABLE_MAX_BYTES >> 20);
+        errno = EFBIG;
+        goto fail;
     }
-    fclose(file);
     text[used] = '\0';
+    *len = used;
+    return text;
+fail:
+    free(text);
+    return NULL;
+}
+
+/* The line number of the first NUL byte of text[0, len), 0 when there is none. */
+static int nul_line(const char *text, size_t len)
+{
+    const char *nul = memchr(text, '\0', len);
+    int line = 1;
+    if (!nul)
+        return 0;
+    for (const char *p = text; p < nul; p++)
+        line += *p == '\n';
+    return line;
+}
+
+int xchg_table_load(const char *path, xchg_table_t *table, xchg_table_report_fn *report, void *arg)
+{
+    parse_state_t st = {table, report, arg, 0, 0, 0};
+    char *text = NULL;
+    size_t len = 0;
+    int fd, line, rc = -1;
+
+    /* a regular file of bounded size, read whole */
+    fd = open_regular(&st, path);
+    if (fd < 0)
+        goto out;
+    text = read_text(&st, fd, &len);
+    close(fd);
+    if (!text)
+        goto out;
+
+    /* text: a NUL byte means it is not a table at all (its lines would be cut there) */
+    line = nul_line(text, len);
+    if (line > 0) {
+        report_line(&st, line, "NUL byte: the file is not text; file ignored");
+        rc = line;
+        goto out;
+    }
     rc = xchg_table_parse(text, table, report, arg);
+out:
     free(text);
     return rc;
 }

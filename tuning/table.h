@@ -6,7 +6,18 @@
 #define XCHG_TABLE_H
 
 #include <stdio.h>
+#include <string.h>
 #include "../algos/xchg.h"
+
+/* Bad input goes into a message as its first XCHG_QUOTE_MAX characters, then "..." when it is
+ * longer, so that a huge value never hides the reason after it:
+ *     snprintf(err, len, "bad value '%.*s%s': why", XCHG_QUOTE(value));  */
+#define XCHG_QUOTE_MAX 40
+#define XCHG_QUOTE(text)                                                                           \
+    XCHG_QUOTE_MAX, (text), (strnlen((text), XCHG_QUOTE_MAX + 1) > XCHG_QUOTE_MAX ? "..." : "")
+
+/* The largest tuning table xchg_table_load reads (a real one is a few KB). */
+#define XCHG_TABLE_MAX_BYTES ((size_t)4 << 20)
 
 typedef struct xchg_rule {
     int coll;
@@ -24,14 +35,20 @@ typedef struct xchg_table {
     xchg_machine_t machine;
 } xchg_table_t;
 
-/* Called once per bad line (file line number, message naming what is wrong). */
+/* Called once per problem: the file line number and a message naming what is wrong; line 0
+ * when the problem is the file as a whole (unreadable, not a regular file, too large, no
+ * version line). Every message ends in "line skipped", "rule skipped" or "file ignored". */
 typedef void xchg_table_report_fn(void *arg, int line, const char *message);
 
 /* Parse text into table (which the caller zeroes first). Malformed lines and rules naming
- * an unknown algorithm are reported and skipped. Returns the first bad line number, 0 if none. */
+ * an unknown algorithm are reported and skipped. Returns the first bad line number, 0 if
+ * none, -1 when the text has no version line at all (empty, blank or comments only). */
 int xchg_table_parse(const char *text, xchg_table_t *table, xchg_table_report_fn *report,
                      void *arg);
-/* Read and parse a file; -1 when it cannot be read (table left empty), else as parse. */
+/* Read and parse a file: only a regular file of at most XCHG_TABLE_MAX_BYTES, text without
+ * NUL bytes (a NUL byte is reported at its line and the file ignored: table left empty).
+ * -1 when the file cannot be used at all (reported at line 0; errno set when it could not
+ * be opened or read), else as parse. */
 int xchg_table_load(const char *path, xchg_table_t *table, xchg_table_report_fn *report,
                     void *arg);
 /* The first rule that covers (coll, comm_size, size_key), or NULL. */

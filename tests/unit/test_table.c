@@ -1,15 +1,21 @@
 /*
  * test_table.c: the tuning-table parser, lookup and writer (tuning/table.c), without MPI.
  * Valid files, every kind of bad line (each reported once with its line number and skipped),
- * the version line, edge ranges, the first-bad-line return value, first-match lookup, and a
- * writer -> parser round trip. Only the baseline algorithms (native, pairwise, ring) are
- * named, so the test does not depend on which other algorithms are registered.
+ * the version line (and files without one), edge ranges, the first-bad-line return value,
+ * first-match lookup, a writer -> parser round trip, huge bad lines (the message quotes a short
+ * prefix and gives the reason), and loading: only regular text files of at most 4 MiB (a FIFO,
+ * /dev/zero, a directory, a larger file and a file with a NUL byte are reported and ignored).
+ * Only the baseline algorithms (native, pairwise, ring) are named, so the test does not depend
+ * on which other algorithms are registered.
  */
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../tuning/table.h"
@@ -122,11 +128,6 @@ static void test_valid(void)
           "version line only: expected rc 0, 0 reports, 0 rules; got %d %d %d", rc, reports.n,
           table.nrules);
     xchg_table_free(&table);
-    rc = parse("", &table, &reports);
-    CHECK(rc == 0 && reports.n == 0 && table.nrules == 0,
-          "empty text: expected rc 0, 0 reports, 0 rules; got %d %d %d", rc, reports.n,
-          table.nrules);
-    xchg_table_free(&table);
 }
 
 /* One bad line after the version line: reported once at line 2 with a message containing
@@ -199,6 +200,7 @@ static void test_bad_lines(void)
     check_bad_line("alltoall 2 0 pairwise:k=0", "k=0");
     check_bad_line("alltoall 2 0 pairwise:k=two", "k=two");
     check_bad_line("alltoall 2 0 pairwise:k", "not KEY=VALUE");
+    check_bad_line("alltoall 2 0 pairwise:k=1,k=2", "key 'k' given twice");
     /* the machine line */
     check_bad_line("machine beta=1e-6 tau=1e-10 rho=1e-10", "lacks port_share=");
     check_bad_line("machine", "lacks beta=");
@@ -264,6 +266,87 @@ static void test_version(void)
           "rc %d, %d reports, %d rules",
           rc, reports.n, table.nrules);
     xchg_table_free(&table);
+}
+
+/* Text without a version line at all (empty, blank, comments only): one report for the file
+ * as a whole (line 0), return value -1, no rule. */
+static void test_no_version(void)
+{
+    static const char *const texts[] = {"", "\n", "   \n\t\n", "# only a comment",
+                                        "# a comment\n\n  # another one\n"};
+    xchg_table_t table;
+    reports_t reports;
+
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        int rc = parse(texts[i], &table, &reports);
+        CHECK(rc == -1 && reports.n == 1 && reports.line[0] == 0 &&
+                  strstr(reports.message[0], "no 'xchg-tuning 1' line") &&
+                  strstr(reports.message[0], "file ignored") && table.nrules == 0,
+              "text %zu without a version line: expected rc -1, one report at line 0 'no "
+              "'xchg-tuning 1' line ... file ignored'; got rc %d, %d reports, line %d '%s', %d "
+              "rules",
+              i, rc, reports.n, reports.line[0], reports.message[0], table.nrules);
+        xchg_table_free(&table);
+    }
+}
+
+/* A 100 KB bad line, its huge field at position field (0..3) of "alltoall 2 0 pairwise": one
+ * short report at line 2 with the reason want (quoting at most 40 characters and "..."), the
+ * good rule of line 3 still read. */
+static void check_long_line(int field, char fill, const char *want)
+{
+    static const char *const good[4] = {"alltoall", "2", "0", "pairwise:k="};
+    size_t huge = 100 * 1024, used = 0;
+    char *text = malloc(huge + 256);
+    xchg_table_t table;
+    reports_t reports;
+    int rc;
+
+    if (!text) {
+        CHECK(0, "malloc");
+        return;
+    }
+    used += (size_t)sprintf(text, "xchg-tuning 1\n");
+    for (int f = 0; f < 4; f++) {
+        used += (size_t)sprintf(text + used, "%s%s", f ? " " : "", good[f]);
+        if (f == field) {
+            memset(text + used, fill, huge);
+            used += huge;
+        }
+    }
+    sprintf(text + used, "\nallgather 2 0 ring\n");
+
+    rc = parse(text, &table, &reports);
+    CHECK(rc == 2 && reports.n == 1 && reports.line[0] == 2,
+          "100 KB field %d: expected rc 2 and one report at line 2, got rc %d, %d reports", field,
+          rc, reports.n);
+    CHECK(strstr(reports.message[0], want) && strstr(reports.message[0], "skipped") &&
+              strstr(reports.message[0], "...") && strlen(reports.message[0]) < 300,
+          "100 KB field %d: expected a message under 300 characters with '%s', '...' and "
+          "'skipped', got %zu characters: '%s'",
+          field, want, strlen(reports.message[0]), reports.message[0]);
+    CHECK(table.nrules == 1 && table.rules[0].line == 3,
+          "100 KB field %d: expected only the good rule of line 3, got %d rules", field,
+          table.nrules);
+    xchg_table_free(&table);
+    free(text);
+}
+
+static void test_long_lines(void)
+{
+    check_long_line(0, 'a',
+                    "unknown collective 'alltoallaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' "
+                    "(expected alltoall, allgather or alltoallv");
+    check_long_line(1, '0',
+                    "bad communicator-size range '200000000000000000000000000000000000000"
+                    "0...' (expected N, N-M, N-* or *); line skipped");
+    check_long_line(2, 'x',
+                    "bad byte range '0xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' "
+                    "(expected N, N-M, N-* or *, where N may end in K, M or G); line "
+                    "skipped");
+    check_long_line(3, '7',
+                    "bad parameters in 'pairwise:k=77777777777777777777777777777...': "
+                    "value is too long (102411 characters");
 }
 
 static void test_first_bad_line(void)
@@ -452,6 +535,7 @@ static void test_load(void)
     static const char text[] = "xchg-tuning 1\nallgather 2 0 ring\nallgather 3 x ring\n";
 
     memset(&table, 0, sizeof table);
+    memset(&reports, 0, sizeof reports);
     rc = xchg_table_load("/nonexistent/xchg/table.txt", &table, collect, &reports);
     CHECK(rc == -1 && table.nrules == 0,
           "load of a missing file: expected -1 and 0 rules, got "
@@ -473,14 +557,136 @@ static void test_load(void)
     unlink(path);
 }
 
+/* Loading path gives rc and exactly one report, at line want_line, containing want and
+ * "file ignored"; no rule and no machine line are kept. */
+static void check_load_fails(const char *path, int want_rc, int want_line, const char *want)
+{
+    xchg_table_t table;
+    reports_t reports;
+    int rc;
+
+    memset(&table, 0, sizeof table);
+    memset(&reports, 0, sizeof reports);
+    alarm(20); /* a load that blocks (a FIFO) fails the test instead of hanging it */
+    rc = xchg_table_load(path, &table, collect, &reports);
+    alarm(0);
+    CHECK(rc == want_rc && reports.n == 1 && reports.line[0] == want_line,
+          "load %s: expected rc %d and one report at line %d, got rc %d, %d reports (line %d)",
+          path, want_rc, want_line, rc, reports.n, reports.line[0]);
+    CHECK(strstr(reports.message[0], want) && strstr(reports.message[0], "file ignored"),
+          "load %s: expected a message with '%s' and 'file ignored', got '%s'", path, want,
+          reports.message[0]);
+    CHECK(table.nrules == 0 && !table.has_machine,
+          "load %s: expected no rule and no machine line, got %d rules, has_machine %d", path,
+          table.nrules, table.has_machine);
+    xchg_table_free(&table);
+}
+
+/* Write len bytes to dir/name; the path goes to path. */
+static void write_file(const char *dir, const char *name, const char *bytes, size_t len, char *path,
+                       size_t pathlen)
+{
+    FILE *file;
+    snprintf(path, pathlen, "%s/%s", dir, name);
+    file = fopen(path, "wb");
+    CHECK(file && fwrite(bytes, 1, len, file) == len && fclose(file) == 0, "write %s", path);
+}
+
+/* What is not a regular text file of at most 4 MiB is reported and ignored as a whole. */
+static void test_load_bad_files(void)
+{
+    static const char nul_first[] = "\0xchg-tuning 1\nallgather 2 0 ring\n";
+    static const char nul_line3[] = "xchg-tuning 1\nallgather 2 0 ring\nalltoall\0 2 0 native\n"
+                                    "allgather 3 0 ring\n";
+    static const char comments[] = "# only comments\n\n   # and blanks\n";
+    char dir[] = "/tmp/test_table_XXXXXX", path[256];
+    int fd;
+
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    check_load_fails("/nonexistent/xchg/table.txt", -1, 0,
+                     "cannot open the file (No such file or directory)");
+
+    /* not regular: a FIFO nobody writes (an open that waited would never return), a device
+     * that never ends, a directory */
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    CHECK(mkfifo(path, 0600) == 0, "mkfifo %s", path);
+    check_load_fails(path, -1, 0, "not a regular file (a FIFO)");
+    unlink(path);
+    check_load_fails("/dev/zero", -1, 0, "not a regular file (a character device)");
+    check_load_fails(dir, -1, 0, "not a regular file (a directory)");
+
+    /* one byte over the limit (sparse, so nothing is written) */
+    snprintf(path, sizeof path, "%s/large", dir);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHECK(fd >= 0 && ftruncate(fd, XCHG_TABLE_MAX_BYTES + 1) == 0, "ftruncate %s", path);
+    if (fd >= 0)
+        close(fd);
+    check_load_fails(path, -1, 0, "larger than 4 MiB (4194305 bytes)");
+    unlink(path);
+
+    /* not text: a NUL byte reported at its line, the whole file ignored */
+    write_file(dir, "nul_first", nul_first, sizeof nul_first - 1, path, sizeof path);
+    check_load_fails(path, 1, 1, "NUL byte: the file is not text");
+    unlink(path);
+    write_file(dir, "nul_line3", nul_line3, sizeof nul_line3 - 1, path, sizeof path);
+    check_load_fails(path, 3, 3, "NUL byte: the file is not text");
+    unlink(path);
+
+    /* no version line: empty, comments only */
+    write_file(dir, "empty", "", 0, path, sizeof path);
+    check_load_fails(path, -1, 0, "no 'xchg-tuning 1' line");
+    unlink(path);
+    write_file(dir, "comments", comments, sizeof comments - 1, path, sizeof path);
+    check_load_fails(path, -1, 0, "no 'xchg-tuning 1' line");
+    unlink(path);
+    rmdir(dir);
+}
+
+/* A table of exactly 4 MiB (one long comment) still loads. */
+static void test_load_limit(void)
+{
+    static const char head[] = "xchg-tuning 1\nallgather 2 0 ring\n#";
+    size_t size = XCHG_TABLE_MAX_BYTES;
+    char *text = malloc(size);
+    char dir[] = "/tmp/test_table_XXXXXX", path[256];
+    xchg_table_t table;
+    reports_t reports;
+    int rc;
+
+    if (!text || !mkdtemp(dir)) {
+        CHECK(0, "malloc or mkdtemp");
+        free(text);
+        return;
+    }
+    memset(text, 'c', size);
+    memcpy(text, head, sizeof head - 1);
+    text[size - 1] = '\n';
+    write_file(dir, "limit", text, size, path, sizeof path);
+    memset(&table, 0, sizeof table);
+    memset(&reports, 0, sizeof reports);
+    rc = xchg_table_load(path, &table, collect, &reports);
+    CHECK(rc == 0 && reports.n == 0 && table.nrules == 1,
+          "a 4 MiB table: expected rc 0, no report, 1 rule; got rc %d, %d reports ('%s'), %d "
+          "rules",
+          rc, reports.n, reports.message[0], table.nrules);
+    xchg_table_free(&table);
+    unlink(path);
+    rmdir(dir);
+    free(text);
+}
+
 int main(void)
 {
     test_valid();
     test_bad_lines();
     test_version();
+    test_no_version();
     test_first_bad_line();
+    test_long_lines();
     test_ranges_and_lookup();
     test_round_trip();
     test_load();
+    test_load_bad_files();
+    test_load_limit();
     return unit_finish("test_table");
 }
