@@ -24,36 +24,36 @@ static int applies_always(const xchg_call_t *call, const xchg_params_t *params, 
 const xchg_algo_t xchg_algos[] = {
     /* MPI_Alltoall */
     {"native", XCHG_ALLTOALL, NULL, NULL, NULL, applies_always, xchg_params_parse_key,
-     xchg_cost_native, "", "the MPI library's own MPI_Alltoall", 0},
+     xchg_cost_native, "", "the MPI library's own MPI_Alltoall", 0, 1},
     {"pairwise", XCHG_ALLTOALL, xchg_alltoall_pairwise, NULL, NULL, applies_always,
      xchg_params_parse_key, xchg_cost_alltoall_pairwise, "k",
-     "p-1 exchanges with rank+s and rank-s (radix index with r = p), k steps in flight", 0},
+     "p-1 exchanges with rank+s and rank-s (radix index with r = p), k steps in flight", 0, 0},
     {"radix", XCHG_ALLTOALL, xchg_alltoall_radix, NULL, NULL, applies_always,
      xchg_params_parse_key, xchg_cost_alltoall_radix, "r,k",
-     "Bruck radix-r index: ceil(log_r p) subphases of r-1 packed steps, k steps in flight", 0},
+     "Bruck radix-r index: ceil(log_r p) subphases of r-1 packed steps, k steps in flight", 0, 0},
     /* registry:alltoall */
 
     /* MPI_Allgather */
     {"native", XCHG_ALLGATHER, NULL, NULL, NULL, applies_always, xchg_params_parse_key,
-     xchg_cost_native, "", "the MPI library's own MPI_Allgather", 0},
+     xchg_cost_native, "", "the MPI library's own MPI_Allgather", 0, 1},
     {"ring", XCHG_ALLGATHER, NULL, xchg_allgather_ring, NULL, applies_always,
      xchg_params_parse_key, xchg_cost_allgather_ring, "",
-     "p-1 rounds, each passing the newest block to rank+1", 0},
+     "p-1 rounds, each passing the newest block to rank+1", 0, 0},
     {"circulant", XCHG_ALLGATHER, NULL, xchg_allgather_circulant, NULL, applies_always,
      xchg_params_parse_key, xchg_cost_allgather_circulant, "k",
-     "Bruck circulant concatenation: ceil(log_{k+1} p) rounds, optimal bytes, k ports", 0},
+     "Bruck circulant concatenation: ceil(log_{k+1} p) rounds, optimal bytes, k ports", 0, 0},
     /* registry:allgather */
 
     /* MPI_Alltoallv */
     {"native", XCHG_ALLTOALLV, NULL, NULL, NULL, applies_always, xchg_params_parse_key,
-     xchg_cost_native, "", "the MPI library's own MPI_Alltoallv", 1},
+     xchg_cost_native, "", "the MPI library's own MPI_Alltoallv", 1, 1},
     {"pairwise", XCHG_ALLTOALLV, NULL, NULL, xchg_alltoallv_pairwise, applies_always,
      xchg_params_parse_key, xchg_cost_alltoallv_pairwise, "k",
-     "p-1 exchanges with rank+s and rank-s, k steps in flight", 1},
+     "p-1 exchanges with rank+s and rank-s, k steps in flight", 1, 0},
     {"twophase", XCHG_ALLTOALLV, NULL, NULL, xchg_alltoallv_twophase, xchg_alltoallv_twophase_applies,
      xchg_params_parse_key, xchg_cost_alltoallv_twophase, "inner,r,k",
      "Bader-Helman-JaJa two-phase h-relation: deal units over p bins, two fixed-block "
-     "alltoall transposes (inner, r, k)", 0},
+     "alltoall transposes (inner, r, k)", 0, 0},
     /* registry:alltoallv */
 };
 const int xchg_nalgos = (int)(sizeof xchg_algos / sizeof xchg_algos[0]);
