@@ -11,7 +11,8 @@
  * measurement) or plus a short sleep (ranks idle while others measure, so that they take
  * almost no processor time from them).
  *
- * Timing (tool_time_collective). One untimed warm-up call, then timed iterations while
+ * Timing (tool_time_collective_warm). Untimed warm-up calls (tool_time_collective: one; more
+ * let a library that learns from the first calls of a shape settle), then timed iterations while
  * rank 0's clock is within the budget (at least min_iters, at most max_iters). Before each
  * iteration all ranks agree, in one reduction, on whether to go on: every rank runs the same
  * count, and the reduction is also the barrier that starts the iteration. An iteration's
@@ -240,15 +241,17 @@ typedef struct tool_timing {
 typedef void tool_prepare_fn(tool_call_t *call, int iteration, void *arg);
 typedef int tool_check_fn(tool_call_t *call, int iteration, void *arg);
 
-/* Time call on comm (collective over comm). Returns an MPI error code, or MPI_ERR_OTHER with
- * *failed_iteration set (0 for the warm-up) when check reported a wrong result on any rank. */
-static inline int tool_time_collective(tool_call_t *call, MPI_Comm comm, double budget,
-                                       int min_iters, int max_iters, tool_prepare_fn *prepare,
-                                       tool_check_fn *check, void *arg, tool_timing_t *timing,
-                                       int *failed_iteration)
+/* Time call on comm (collective over comm) after `warmup` untimed calls (at least one), each
+ * also prepared and checked, as iterations -warmup .. -1. Returns an MPI error code, or
+ * MPI_ERR_OTHER with *failed_iteration set (0 for a warm-up call) when check reported a wrong
+ * result on any rank. */
+static inline int tool_time_collective_warm(tool_call_t *call, MPI_Comm comm, int warmup,
+                                            double budget, int min_iters, int max_iters,
+                                            tool_prepare_fn *prepare, tool_check_fn *check,
+                                            void *arg, tool_timing_t *timing, int *failed_iteration)
 {
     double start = MPI_Wtime(), loop_start, *times;
-    int rc, iters = 0, bad, rank;
+    int rc = MPI_SUCCESS, iters = 0, bad, rank;
 
     memset(timing, 0, sizeof *timing);
     if (failed_iteration)
@@ -258,25 +261,27 @@ static inline int tool_time_collective(tool_call_t *call, MPI_Comm comm, double 
     if (!times)
         return MPI_ERR_NO_MEM;
 
-    /* warm-up */
-    if (prepare)
-        prepare(call, -1, arg);
-    rc = tool_barrier(comm, 0);
-    if (rc != MPI_SUCCESS)
-        goto out;
-    rc = tool_call_run(call, comm);
-    if (rc != MPI_SUCCESS)
-        goto out;
-    if (check) {
-        bad = check(call, -1, arg) != 0;
-        rc = tool_allreduce(&bad, 1, MPI_INT, MPI_MAX, comm);
-        if (rc == MPI_SUCCESS && bad) {
-            if (failed_iteration)
-                *failed_iteration = 0;
-            rc = MPI_ERR_OTHER;
-        }
+    /* warm-up: untimed, each call after a barrier like the timed ones */
+    for (int w = warmup > 1 ? warmup : 1; w > 0; w--) {
+        if (prepare)
+            prepare(call, -w, arg);
+        rc = tool_barrier(comm, 0);
         if (rc != MPI_SUCCESS)
             goto out;
+        rc = tool_call_run(call, comm);
+        if (rc != MPI_SUCCESS)
+            goto out;
+        if (check) {
+            bad = check(call, -w, arg) != 0;
+            rc = tool_allreduce(&bad, 1, MPI_INT, MPI_MAX, comm);
+            if (rc == MPI_SUCCESS && bad) {
+                if (failed_iteration)
+                    *failed_iteration = 0;
+                rc = MPI_ERR_OTHER;
+            }
+            if (rc != MPI_SUCCESS)
+                goto out;
+        }
     }
 
     /* timed iterations while rank 0's clock is within the budget; the agreement on going
@@ -326,6 +331,16 @@ static inline int tool_time_collective(tool_call_t *call, MPI_Comm comm, double 
 out:
     free(times);
     return rc;
+}
+
+/* The same after one warm-up call. */
+static inline int tool_time_collective(tool_call_t *call, MPI_Comm comm, double budget,
+                                       int min_iters, int max_iters, tool_prepare_fn *prepare,
+                                       tool_check_fn *check, void *arg, tool_timing_t *timing,
+                                       int *failed_iteration)
+{
+    return tool_time_collective_warm(call, comm, 1, budget, min_iters, max_iters, prepare, check,
+                                     arg, timing, failed_iteration);
 }
 
 #endif

@@ -1,12 +1,14 @@
 /*
- * xchg-bench: an OSU-style benchmark of every algorithm of the three collectives.
+ * xchg-bench: an OSU-style benchmark of every algorithm of the three collectives, and of the
+ * cost of interposing at all (--overhead).
  *
  *     mpiexec -n 8 build/xchg-bench [--coll alltoall] [--algos native,radix:r=2] [--check]
+ *     mpiexec -n 2 build/xchg-bench --overhead
  *
  * For each collective, each algorithm spec (forced in-process with xchg_force, so the tool's
  * own MPI_Alltoall / MPI_Allgather / MPI_Alltoallv calls go through the shim; "native" is the
  * MPI library's collective, "auto" the library's own choice with XCHG_TUNING if set) and each
- * block size (powers of two from --min-bytes to --max-bytes), one CSV line:
+ * block size (powers of two from --min-bytes to --max-bytes, or the list --sizes), one CSV line:
  *
  *     mpi,ranks,collective,algorithm,params,bytes,iters,min_us,median_us,max_us
  *
@@ -18,16 +20,48 @@
  *    (r=SQRTP and r=P are both r=2 at 2 ranks) are run once, under the first one's name.
  *  - params: the parameters the algorithm ran with, the model's completion of the spec
  *    included, items separated by ':' (so the field is a valid spec suffix and holds no
- *    comma); for auto, the algorithm auto chose and its parameters; "fallback" when the
- *    algorithm cannot serve the call (the library then runs auto's choice).
- *  - Timing (tool_common.h): one untimed warm-up call, then as many iterations as fit in
- *    --time-ms (at least --min-iters, at most --max-iters); every iteration starts after a
- *    barrier and counts the slowest rank's time for the call (per-iteration MAX over ranks);
- *    min, median and max over the iterations, in microseconds.
- *  - --check: before every iteration (outside the timed region) the send buffer is filled
- *    from a formula of (source, destination, byte index, iteration) and the receive buffer
- *    with a poison byte; after it every received byte is compared. A wrong byte is printed
- *    with its place and the tool exits 1, so a fast wrong answer cannot pass.
+ *    comma); for auto, the algorithm auto ran and its parameters (auto_choice); "fallback"
+ *    when the algorithm cannot serve the call (the library then runs auto's choice).
+ *  - Timing (tool_common.h): --warmup untimed calls (default 20, so that a library that learns
+ *    from the first calls of a shape has settled), then as many iterations as fit in --time-ms
+ *    (at least --min-iters, at most --max-iters); every iteration starts after a barrier and
+ *    counts the slowest rank's time for the call (per-iteration MAX over ranks); min, median
+ *    and max over the iterations, in microseconds.
+ *  - --check: before every call, warm-up included (outside the timed region), the send buffer
+ *    is filled from a formula of (source, destination, byte index, iteration) and the receive
+ *    buffer with a poison byte; after it every received byte is compared. A wrong byte is
+ *    printed with its place and the tool exits 1, so a fast wrong answer cannot pass.
+ *
+ * --overhead measures what interposing costs, apart from any algorithm, per collective and
+ * block (--sizes, default 1, 16 and 256 bytes; alltoallv with uniform counts), in four parts:
+ *    (a) PMPI_Alltoall etc. on MPI_COMM_WORLD: the MPI library alone;
+ *    (b) MPI_Alltoall etc. through the shim forced to native: (b) - (a) is the native path's
+ *        overhead;
+ *    (c) the call through the shim on MPI_COMM_SELF, forced to the algorithm that is then one
+ *        local copy of one block (alltoall, alltoallv: pairwise; allgather: ring), minus a
+ *        plain memcpy of the same bytes: the shim's own bookkeeping (context, types, selection,
+ *        statistics) for a cached call shape with contiguous types;
+ *    (d) auto on MPI_COMM_WORLD, for reference.
+ * Calls are timed in batches of --batch-calls (default 100) back-to-back calls, a batch's time
+ * divided by its calls; the slowest rank's time of each batch counts. Each difference is
+ * measured in one phase with one forcing: (a) and (b) alternate batch by batch (the order
+ * swapping every round), then the self call and the memcpy, then (a) and (d); each phase
+ * starts with --warmup untimed calls of both and then times --batches (default 200) rounds.
+ * A difference is the median over the rounds of the paired per-call differences, so load that
+ * drifts during the run hits both sides alike. One CSV line per collective and block, times
+ * in nanoseconds per call (medians over the batches):
+ *
+ *     mpi,ranks,collective,bytes,batches,batch_calls,pmpi_ns,native_ns,native_overhead_ns,
+ *     native_overhead_iqr_ns,self_algorithm,self_ns,memcpy_ns,bookkeeping_ns,bookkeeping_iqr_ns,
+ *     auto_ns,auto_minus_pmpi_ns,auto_params
+ *
+ *  - native_overhead_ns = median of (b) - (a); bookkeeping_ns = median of self - memcpy;
+ *    auto_minus_pmpi_ns = median of (d) - (a), from the third phase's own (a) batches;
+ *  - *_iqr_ns: the interquartile range of those paired differences (their spread; a median of
+ *    N rounds is good to about IQR / sqrt(N));
+ *  - auto_params: what auto ran, as the params column above.
+ * Rank 0 then prints a summary against the targets (native path within 50 ns, bookkeeping
+ * below 100 ns) on standard error. --algos, --workload and --check do not apply to it.
  *
  * Specs in --algos are separated by ','; parameters within a spec by ':' (a piece with '='
  * and no ':' after a spec continues it, so "radix:r=2,k=2" also works). Values SQRTP and P
@@ -48,6 +82,11 @@
 
 #define MAX_SPECS 64
 #define SPEC_LEN 160
+#define MAX_SIZES 64
+
+/* --overhead's targets, for its summary */
+#define NATIVE_OVERHEAD_TARGET_NS 50.0
+#define BOOKKEEPING_TARGET_NS 100.0
 
 typedef struct options {
     int colls[XCHG_NCOLLS];
@@ -55,7 +94,12 @@ typedef struct options {
     char specs[MAX_SPECS][SPEC_LEN]; /* as given, before SQRTP / P */
     int nspecs;                      /* 0: the default list */
     size_t min_bytes, max_bytes;
+    size_t sizes[MAX_SIZES]; /* --sizes, else empty */
+    int nsizes;
     int check;
+    int warmup;               /* untimed calls before timing */
+    int overhead;             /* --overhead */
+    int batches, batch_calls; /* --overhead: rounds, calls per batch */
     xchg_workload_t workload;
     char workload_text[64];
     double seconds; /* time budget per line */
@@ -82,11 +126,17 @@ static void usage(FILE *out)
                  "                      also with r=2, r=SQRTP, r=P)\n"
                  "  --min-bytes SIZE    smallest block (default 1)\n"
                  "  --max-bytes SIZE    largest block (default 1M); powers of two in between\n"
+                 "  --sizes LIST        these blocks instead, e.g. 1,16,256,4K,64K\n"
                  "  --workload SPEC     alltoallv counts: uniform, hrel:h=H, ggroup:g=G,t=T\n"
-                 "  --check             check every received byte of every iteration\n"
+                 "  --check             check every received byte of every call\n"
+                 "  --warmup N          untimed calls before timing each line (default 20)\n"
                  "  --time-ms MS        time budget per line (default 100)\n"
                  "  --min-iters N       at least N timed iterations (default 5)\n"
                  "  --max-iters N       at most N timed iterations (default 1000)\n"
+                 "  --overhead          measure the interposition overhead instead (blocks\n"
+                 "                      1, 16, 256 unless --sizes; summary on standard error)\n"
+                 "  --batches N         --overhead: timed rounds per phase (default 200)\n"
+                 "  --batch-calls N     --overhead: calls per timed batch (default 100)\n"
                  "  -o FILE             write the CSV to FILE (default: standard output)\n"
                  "  -v                  progress on standard error\n");
 }
@@ -141,6 +191,38 @@ static int parse_specs(const char *text, options_t *opt)
     return opt->nspecs > 0 ? 0 : bad_option("--algos '%s': no spec", text);
 }
 
+/* Comma-separated block sizes, kept in the order given. */
+static int parse_sizes(const char *text, options_t *opt)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", text);
+    opt->nsizes = 0;
+    for (char *item = strtok(buf, ","); item; item = strtok(NULL, ",")) {
+        size_t bytes;
+        if (tool_parse_bytes(item, &bytes) != 0 || bytes > ((size_t)1 << 30))
+            return bad_option("--sizes: '%s' is not a size up to 1G (1, 64K, 1M)", item);
+        if (opt->nsizes == MAX_SIZES)
+            return bad_option("--sizes: more than 64 sizes in '%s'", text);
+        opt->sizes[opt->nsizes++] = bytes;
+    }
+    return opt->nsizes > 0 ? 0 : bad_option("--sizes '%s': no size", text);
+}
+
+/* A count option from least to most; 0, or -1 reported. */
+static int parse_count(const char *name, const char *value, int least, int most, int *out)
+{
+    char *end;
+    long v = strtol(value, &end, 10);
+    if (*end != '\0' || end == value || v < least || v > most) {
+        if (world_rank == 0)
+            fprintf(stderr, "xchg-bench: %s '%s': expected a number from %d to %d\n", name, value,
+                    least, most);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
 /* 0 on success, 1 for --help, -1 for a bad command line (reported on rank 0). */
 static int parse_options(int argc, char **argv, options_t *opt)
 {
@@ -154,6 +236,9 @@ static int parse_options(int argc, char **argv, options_t *opt)
     opt->seconds = 0.1;
     opt->min_iters = 5;
     opt->max_iters = 1000;
+    opt->warmup = 20;
+    opt->batches = 200;
+    opt->batch_calls = 100;
     snprintf(opt->workload_text, sizeof opt->workload_text, "uniform");
     xchg_workload_parse("uniform", &opt->workload, err, sizeof err);
 
@@ -162,6 +247,9 @@ static int parse_options(int argc, char **argv, options_t *opt)
         int takes_value = 1;
         if (strcmp(a, "--check") == 0) {
             opt->check = 1;
+            takes_value = 0;
+        } else if (strcmp(a, "--overhead") == 0) {
+            opt->overhead = 1;
             takes_value = 0;
         } else if (strcmp(a, "-v") == 0) {
             opt->verbose = 1;
@@ -197,14 +285,24 @@ static int parse_options(int argc, char **argv, options_t *opt)
             opt->seconds = atof(value) / 1000;
             if (!(opt->seconds > 0))
                 return bad_option("--time-ms '%s': expected a positive number", value);
+        } else if (strcmp(a, "--sizes") == 0) {
+            if (parse_sizes(value, opt) != 0)
+                return -1;
         } else if (strcmp(a, "--min-iters") == 0) {
-            opt->min_iters = atoi(value);
-            if (opt->min_iters < 1)
-                return bad_option("--min-iters '%s': expected a number >= 1", value);
+            if (parse_count(a, value, 1, 10000000, &opt->min_iters) != 0)
+                return -1;
         } else if (strcmp(a, "--max-iters") == 0) {
-            opt->max_iters = atoi(value);
-            if (opt->max_iters < 1)
-                return bad_option("--max-iters '%s': expected a number >= 1", value);
+            if (parse_count(a, value, 1, 10000000, &opt->max_iters) != 0)
+                return -1;
+        } else if (strcmp(a, "--warmup") == 0) {
+            if (parse_count(a, value, 0, 1000000, &opt->warmup) != 0)
+                return -1;
+        } else if (strcmp(a, "--batches") == 0) {
+            if (parse_count(a, value, 1, 1000000, &opt->batches) != 0)
+                return -1;
+        } else if (strcmp(a, "--batch-calls") == 0) {
+            if (parse_count(a, value, 1, 1000000, &opt->batch_calls) != 0)
+                return -1;
         } else if (strcmp(a, "-o") == 0) {
             opt->out_path = value;
         } else {
@@ -218,6 +316,19 @@ static int parse_options(int argc, char **argv, options_t *opt)
         opt->max_iters = opt->min_iters;
     if (opt->min_bytes > opt->max_bytes)
         return bad_option("--min-bytes is larger than --max-bytes%s", "");
+    if (opt->overhead && opt->nsizes == 0) {
+        static const size_t small[] = {1, 16, 256};
+        for (int k = 0; k < 3; k++)
+            opt->sizes[opt->nsizes++] = small[k];
+    }
+    if (opt->nsizes == 0) { /* powers of two from --min-bytes to --max-bytes */
+        for (size_t bytes = opt->min_bytes; bytes <= opt->max_bytes && opt->nsizes < MAX_SIZES;
+             bytes = bytes ? 2 * bytes : 1)
+            opt->sizes[opt->nsizes++] = bytes;
+    }
+    opt->max_bytes = 0; /* from now on: the largest block, for the buffers */
+    for (int k = 0; k < opt->nsizes; k++)
+        opt->max_bytes = opt->sizes[k] > opt->max_bytes ? opt->sizes[k] : opt->max_bytes;
     return 0;
 }
 
@@ -266,6 +377,12 @@ static void substitute(const char *spec, int p, char *out, size_t outlen)
 /* ----------------------------------------------------------------------------------------- */
 /* --check                                                                                    */
 
+/* Warm-up calls before a line's timing (tool_time_collective_warm makes at least one). */
+static int warmup_calls(const options_t *opt)
+{
+    return opt->warmup > 1 ? opt->warmup : 1;
+}
+
 static inline unsigned char expected_byte(int src, int dst, size_t index, int iteration)
 {
     uint32_t x = (uint32_t)src * 2654435761u ^ (uint32_t)dst * 40503u ^ (uint32_t)iteration * 97u;
@@ -310,8 +427,9 @@ static int check_result(tool_call_t *call, int iteration, void *arg)
                         "xchg-bench: CHECK FAILED: %s %s, %d ranks, %zu bytes, %s %d: rank %d, "
                         "byte %zu of the block from rank %d is 0x%02x, expected 0x%02x\n",
                         state->coll_name, state->spec, call->p, call->bytes,
-                        iteration < 0 ? "warm-up" : "iteration", iteration + 1, call->rank, i, j,
-                        got, want);
+                        iteration < 0 ? "warm-up call" : "iteration",
+                        iteration < 0 ? warmup_calls(state->opt) + iteration + 1 : iteration + 1,
+                        call->rank, i, j, got, want);
             break;
         }
     }
@@ -397,35 +515,51 @@ static void alltoallv_extent(const options_t *opt, int p, int rank, size_t bytes
     free(row);
 }
 
-/* The params column of a spec for this call: the parameters it runs with, as the shim
- * completes them; for auto, the algorithm auto chooses and its parameters; "fallback" when
- * the algorithm cannot serve the call (the shim then runs auto's choice). */
+/* A params column from an algorithm and its parameters: items separated by ':'. */
+static void params_column(int algo, const xchg_params_t *params, int with_name, char *out,
+                          size_t outlen)
+{
+    char text[128];
+    xchg_params_format(&xchg_algos[algo], params, text, sizeof text);
+    if (with_name)
+        snprintf(out, outlen, "%s%s%s", xchg_algos[algo].name, text[0] ? ":" : "", text);
+    else
+        snprintf(out, outlen, "%s", text);
+    for (char *c = out; *c; c++)
+        if (*c == ',')
+            *c = ':';
+}
+
+/* The params column of auto, after its calls: the algorithm and parameters that served the
+ * last call (xchg_last_choice: after learning, what auto settled on), or "none" before any. */
+static void auto_choice(int coll, char *out, size_t outlen)
+{
+    if (xchg_last_choice(coll, out, outlen) != 0)
+        snprintf(out, outlen, "none");
+    for (char *c = out; *c; c++)
+        if (*c == ',')
+            *c = ':';
+}
+
+/* The params column of a forced spec for this call: the parameters it runs with, as the shim
+ * completes them; "fallback" when the algorithm cannot serve the call (the shim then runs
+ * auto's choice). */
 static void describe(int coll, const char *spec, const xchg_call_t *model, char *out, size_t outlen)
 {
     int algo;
     xchg_params_t params;
-    char err[256], text[128];
+    char err[256];
+    const char *why = "";
 
     out[0] = '\0';
-    if (strcmp(spec, "auto") == 0) {
-        memset(&params, 0, sizeof params);
-        algo = xchg_decide(model, &params, NULL, 0);
-        xchg_params_format(&xchg_algos[algo], &params, text, sizeof text);
-        snprintf(out, outlen, "%s%s%s", xchg_algos[algo].name, text[0] ? ":" : "", text);
-    } else {
-        const char *why = "";
-        if (xchg_spec_parse(coll, spec, &algo, &params, err, sizeof err) != 0)
-            return;
-        if (!xchg_algos[algo].applies(model, &params, &why)) {
-            snprintf(out, outlen, "fallback");
-            return;
-        }
-        xchg_algos[algo].cost(model, &xchg_config.machine, &params);
-        xchg_params_format(&xchg_algos[algo], &params, out, outlen);
+    if (xchg_spec_parse(coll, spec, &algo, &params, err, sizeof err) != 0)
+        return;
+    if (!xchg_algos[algo].applies(model, &params, &why)) {
+        snprintf(out, outlen, "fallback");
+        return;
     }
-    for (char *c = out; *c; c++)
-        if (*c == ',')
-            *c = ':';
+    xchg_algos[algo].cost(model, &xchg_config.machine, &params);
+    params_column(algo, &params, 0, out, outlen);
 }
 
 /* Does coll have the algorithm a spec names ("auto" always)? */
@@ -434,6 +568,46 @@ static int spec_applies_to(int coll, const char *spec)
     char name[SPEC_LEN];
     snprintf(name, sizeof name, "%.*s", (int)strcspn(spec, ":"), spec);
     return strcmp(name, "auto") == 0 || xchg_algo_find(coll, name) >= 0;
+}
+
+/* Time one spec of coll at the call's block size and print its CSV line on rank 0.
+ * 0, or 1 after a failure (reported on rank 0). */
+static int bench_line(int coll, const char *spec, const char *name, tool_call_t *call,
+                      const xchg_call_t *model, const options_t *opt, FILE *out,
+                      const char *mpi_name)
+{
+    tool_timing_t timing;
+    check_state_t state = {opt, xchg_coll_name(coll), spec, 0};
+    char params_col[SPEC_LEN];
+    int failed = -1, rc;
+
+    xchg_force(coll, spec);
+    rc = tool_time_collective_warm(call, MPI_COMM_WORLD, opt->warmup, opt->seconds, opt->min_iters,
+                                   opt->max_iters, opt->check ? check_prepare : NULL,
+                                   opt->check ? check_result : NULL, &state, &timing, &failed);
+    if (rc != MPI_SUCCESS) {
+        if (world_rank == 0)
+            fprintf(stderr, "xchg-bench: %s %s, %zu bytes: %s\n", xchg_coll_name(coll), spec,
+                    call->bytes,
+                    failed >= 0 ? "wrong result (see CHECK FAILED above)"
+                                : "the call returned an error");
+        return 1;
+    }
+    if (world_rank != 0)
+        return 0;
+    /* after the calls: for auto, what served them */
+    if (strcmp(spec, "auto") == 0)
+        auto_choice(coll, params_col, sizeof params_col);
+    else
+        describe(coll, spec, model, params_col, sizeof params_col);
+    fprintf(out, "%s,%d,%s,%s,%s,%zu,%d,%.3f,%.3f,%.3f\n", mpi_name, world_size,
+            xchg_coll_name(coll), name, params_col, call->bytes, timing.iters, timing.min * 1e6,
+            timing.median * 1e6, timing.max * 1e6);
+    fflush(out);
+    if (opt->verbose)
+        fprintf(stderr, "xchg-bench: %s %s %zu B: %.1f us (%d iterations)\n", xchg_coll_name(coll),
+                spec, call->bytes, timing.median * 1e6, timing.iters);
+    return 0;
 }
 
 static int run_collective(int coll, const options_t *opt, FILE *out, const char *mpi_name)
@@ -446,7 +620,7 @@ static int run_collective(int coll, const options_t *opt, FILE *out, const char 
     int nrun = 0;
     size_t max_send, max_recv;
     tool_call_t call;
-    int rc = MPI_SUCCESS, status = 0;
+    int status = 0;
 
     /* buffers for the largest call of the sweep */
     if (coll == XCHG_ALLTOALLV) {
@@ -479,50 +653,298 @@ static int run_collective(int coll, const options_t *opt, FILE *out, const char 
 
     /* sizes outside, specs inside: a burst of noise from other processes hits one block size
      * of every spec rather than every size of one spec */
-    for (size_t bytes = opt->min_bytes; bytes <= opt->max_bytes && status == 0;
-         bytes = bytes ? 2 * bytes : 1) {
+    for (int k = 0; k < opt->nsizes && status == 0; k++) {
         xchg_call_t model;
         if (coll == XCHG_ALLTOALLV) {
-            shape_alltoallv(&call, opt, bytes, &model);
+            shape_alltoallv(&call, opt, opt->sizes[k], &model);
         } else {
-            tool_call_uniform(&call, bytes);
-            model = tool_model_call(coll, world_size, bytes);
+            tool_call_uniform(&call, opt->sizes[k]);
+            model = tool_model_call(coll, world_size, opt->sizes[k]);
         }
-        for (int s = 0; s < nrun && status == 0; s++) {
-            tool_timing_t timing;
-            check_state_t state = {opt, xchg_coll_name(coll), run_specs[s], 0};
-            char params_col[SPEC_LEN];
-            int failed = -1;
-
-            xchg_force(coll, run_specs[s]);
-            describe(coll, run_specs[s], &model, params_col, sizeof params_col);
-            rc = tool_time_collective(&call, MPI_COMM_WORLD, opt->seconds, opt->min_iters,
-                                      opt->max_iters, opt->check ? check_prepare : NULL,
-                                      opt->check ? check_result : NULL, &state, &timing, &failed);
-            if (rc != MPI_SUCCESS) {
-                if (world_rank == 0)
-                    fprintf(stderr, "xchg-bench: %s %s, %zu bytes: %s\n", xchg_coll_name(coll),
-                            run_specs[s], bytes,
-                            failed >= 0 ? "wrong result (see CHECK FAILED above)"
-                                        : "the call returned an error");
-                status = 1;
-                break;
-            }
-            if (world_rank == 0) {
-                fprintf(out, "%s,%d,%s,%s,%s,%zu,%d,%.3f,%.3f,%.3f\n", mpi_name, world_size,
-                        xchg_coll_name(coll), run_names[s], params_col, bytes, timing.iters,
-                        timing.min * 1e6, timing.median * 1e6, timing.max * 1e6);
-                fflush(out);
-                if (opt->verbose)
-                    fprintf(stderr, "xchg-bench: %s %s %zu B: %.1f us (%d iterations)\n",
-                            xchg_coll_name(coll), run_specs[s], bytes, timing.median * 1e6,
-                            timing.iters);
-            }
-        }
+        for (int s = 0; s < nrun && status == 0; s++)
+            status =
+                bench_line(coll, run_specs[s], run_names[s], &call, &model, opt, out, mpi_name);
     }
     xchg_force(coll, "auto");
     tool_call_free(&call);
     return status;
+}
+
+/* ----------------------------------------------------------------------------------------- */
+/* --overhead                                                                                 */
+
+/* What a timed batch runs: the MPI library's collective on MPI_COMM_WORLD (past the shim), the
+ * tool's call through the shim on MPI_COMM_WORLD, the same on MPI_COMM_SELF, or a memcpy of
+ * the block that the call on MPI_COMM_SELF copies. */
+enum { RUN_PMPI, RUN_SHIM, RUN_SELF, RUN_MEMCPY };
+
+/* The series of one (collective, block): per-call seconds of each batch, per part. */
+enum { T_PMPI, T_NATIVE, T_SELF, T_MEMCPY, T_PMPI_AGAIN, T_AUTO, T_SERIES };
+
+typedef struct overhead {
+    double pmpi, native, native_extra, native_extra_iqr; /* seconds per call */
+    double self, copy, bookkeeping, bookkeeping_iqr;
+    double autos, auto_extra;
+    char auto_params[SPEC_LEN];
+} overhead_t;
+
+/* The algorithm that, on a communicator of one rank, is one local copy of one block. */
+static const char *self_spec(int coll)
+{
+    return coll == XCHG_ALLGATHER ? "ring" : "pairwise";
+}
+
+static int run_pmpi(const tool_call_t *call, MPI_Comm comm)
+{
+    int count = (int)call->bytes;
+    switch (call->coll) {
+    case XCHG_ALLTOALL:
+        return PMPI_Alltoall(call->send, count, MPI_BYTE, call->recv, count, MPI_BYTE, comm);
+    case XCHG_ALLGATHER:
+        return PMPI_Allgather(call->send, count, MPI_BYTE, call->recv, count, MPI_BYTE, comm);
+    default:
+        return PMPI_Alltoallv(call->send, call->sendcounts, call->sdispls, MPI_BYTE, call->recv,
+                              call->recvcounts, call->rdispls, MPI_BYTE, comm);
+    }
+}
+
+/* `calls` back-to-back calls of one kind; *per_call (may be NULL) gets seconds per call. */
+static int time_batch(int kind, const tool_call_t *world, const tool_call_t *self, int calls,
+                      double *per_call)
+{
+    int rc = MPI_SUCCESS;
+    double start = MPI_Wtime();
+    for (int i = 0; i < calls && rc == MPI_SUCCESS; i++) {
+        switch (kind) {
+        case RUN_PMPI:
+            rc = run_pmpi(world, MPI_COMM_WORLD);
+            break;
+        case RUN_SHIM:
+            rc = tool_call_run(world, MPI_COMM_WORLD);
+            break;
+        case RUN_SELF:
+            rc = tool_call_run(self, MPI_COMM_SELF);
+            break;
+        default:
+            memcpy(self->recv, self->send, self->bytes);
+            __asm__ __volatile__("" : : "r"(self->recv) : "memory"); /* the copy stays */
+            break;
+        }
+    }
+    if (per_call && calls > 0)
+        *per_call = (MPI_Wtime() - start) / calls;
+    return rc;
+}
+
+/* One phase: `warmup` untimed calls of each kind, then opt->batches rounds of one batch of
+ * each, every batch after a barrier, the order swapping every round. */
+static int overhead_phase(const options_t *opt, const int kinds[2], const tool_call_t *world,
+                          const tool_call_t *self, double *times[2])
+{
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < 2 && rc == MPI_SUCCESS; k++)
+        rc = time_batch(kinds[k], world, self, opt->warmup, NULL);
+    for (int b = 0; b < opt->batches && rc == MPI_SUCCESS; b++) {
+        for (int step = 0; step < 2 && rc == MPI_SUCCESS; step++) {
+            int k = (b + step) % 2;
+            rc = tool_barrier(MPI_COMM_WORLD, 0);
+            if (rc == MPI_SUCCESS)
+                rc = time_batch(kinds[k], world, self, opt->batch_calls, &times[k][b]);
+        }
+    }
+    return rc;
+}
+
+/* Sorts v; its quartiles. */
+static void quartiles(double *v, int n, double *q1, double *median, double *q3)
+{
+    qsort(v, (size_t)n, sizeof *v, tool_cmp_double);
+    *q1 = v[n / 4];
+    *median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    *q3 = v[(3 * n) / 4 < n ? (3 * n) / 4 : n - 1];
+}
+
+static double median_of(double *v, int n)
+{
+    double q1, median, q3;
+    quartiles(v, n, &q1, &median, &q3);
+    return median;
+}
+
+/* Median and interquartile range of a[i] - b[i] (overwrites a). */
+static void paired_difference(double *a, const double *b, int n, double *median, double *iqr)
+{
+    double q1, q3;
+    for (int i = 0; i < n; i++)
+        a[i] -= b[i];
+    quartiles(a, n, &q1, median, &q3);
+    *iqr = q3 - q1;
+}
+
+static double median_copy(const double *v, int n, double *scratch)
+{
+    memcpy(scratch, v, (size_t)n * sizeof *v);
+    return median_of(scratch, n);
+}
+
+/* The figures of one (collective, block) from its series (overwritten) of n batches. */
+static void overhead_figures(double *t[T_SERIES], double *scratch, int n, overhead_t *res)
+{
+    double spread;
+    res->pmpi = median_copy(t[T_PMPI], n, scratch);
+    res->native = median_copy(t[T_NATIVE], n, scratch);
+    res->self = median_copy(t[T_SELF], n, scratch);
+    res->copy = median_copy(t[T_MEMCPY], n, scratch);
+    res->autos = median_copy(t[T_AUTO], n, scratch);
+    paired_difference(t[T_NATIVE], t[T_PMPI], n, &res->native_extra, &res->native_extra_iqr);
+    paired_difference(t[T_SELF], t[T_MEMCPY], n, &res->bookkeeping, &res->bookkeeping_iqr);
+    paired_difference(t[T_AUTO], t[T_PMPI_AGAIN], n, &res->auto_extra, &spread);
+}
+
+/* --overhead for one collective and block: the three phases, then the figures. buffer has
+ * room for T_SERIES + 1 series of opt->batches values. */
+static int overhead_cell(int coll, size_t bytes, const options_t *opt, tool_call_t *world,
+                         tool_call_t *self, double *buffer, overhead_t *res)
+{
+    static const int against_pmpi[2] = {RUN_PMPI, RUN_SHIM},
+                     against_copy[2] = {RUN_SELF, RUN_MEMCPY};
+    int n = opt->batches, rc;
+    double *t[T_SERIES];
+
+    for (int k = 0; k < T_SERIES; k++)
+        t[k] = buffer + (size_t)k * n;
+    tool_call_uniform(world, bytes);
+    tool_call_uniform(self, bytes);
+    memset(res, 0, sizeof *res);
+
+    /* (a) and (b): the MPI library alone, and through the shim forced to native (a spec that
+     * does not force is an error: xchg_force said why on rank 0) */
+    rc = xchg_force(coll, "native") == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+    if (rc == MPI_SUCCESS)
+        rc = overhead_phase(opt, against_pmpi, world, self, (double *[2]){t[T_PMPI], t[T_NATIVE]});
+    /* (c): the shim on MPI_COMM_SELF, where the algorithm is one copy, and that copy alone */
+    if (rc == MPI_SUCCESS)
+        rc = xchg_force(coll, self_spec(coll)) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+    if (rc == MPI_SUCCESS)
+        rc = overhead_phase(opt, against_copy, world, self, (double *[2]){t[T_SELF], t[T_MEMCPY]});
+    /* (d): auto after its warm-up (where it learns), against (a) again */
+    if (rc == MPI_SUCCESS)
+        rc = xchg_force(coll, "auto") == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+    if (rc == MPI_SUCCESS)
+        rc = overhead_phase(opt, against_pmpi, world, self,
+                            (double *[2]){t[T_PMPI_AGAIN], t[T_AUTO]});
+    if (rc == MPI_SUCCESS && world_rank == 0)
+        auto_choice(coll, res->auto_params, sizeof res->auto_params);
+    /* the slowest rank's time of each batch */
+    if (rc == MPI_SUCCESS)
+        rc = tool_allreduce(buffer, T_SERIES * n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS)
+        overhead_figures(t, buffer + (size_t)T_SERIES * n, n, res);
+    return rc;
+}
+
+static void overhead_csv(FILE *out, const char *mpi_name, int coll, size_t bytes,
+                         const options_t *opt, const overhead_t *r)
+{
+    fprintf(out, "%s,%d,%s,%zu,%d,%d,%.1f,%.1f,%.1f,%.1f,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%s\n",
+            mpi_name, world_size, xchg_coll_name(coll), bytes, opt->batches, opt->batch_calls,
+            r->pmpi * 1e9, r->native * 1e9, r->native_extra * 1e9, r->native_extra_iqr * 1e9,
+            self_spec(coll), r->self * 1e9, r->copy * 1e9, r->bookkeeping * 1e9,
+            r->bookkeeping_iqr * 1e9, r->autos * 1e9, r->auto_extra * 1e9, r->auto_params);
+    fflush(out);
+}
+
+/* A difference against its target, in ns: the median, +- the standard error of a median of n
+ * (about 0.93 IQR / sqrt(n)), and a verdict: "ok" or "OVER" when two standard errors away
+ * from the target leave it on that side, else "unclear" (too noisy to tell). */
+static void verdict(double median_ns, double iqr_ns, int n, double target_ns, char *out,
+                    size_t outlen)
+{
+    double error = 0.93 * iqr_ns / sqrt((double)n);
+    const char *word = median_ns + 2 * error <= target_ns  ? "ok"
+                       : median_ns - 2 * error > target_ns ? "OVER"
+                                                           : "unclear";
+    snprintf(out, outlen, "%+.1f +-%.1f %s", median_ns, error, word);
+}
+
+/* Rank 0's readable summary of --overhead, against the targets. */
+static void overhead_summary(const options_t *opt, const char *mpi_name,
+                             overhead_t results[][MAX_SIZES])
+{
+    double worst_native = -INFINITY, worst_books = -INFINITY;
+    FILE *err = stderr;
+
+    fprintf(err,
+            "\nxchg-bench --overhead: %s, %d ranks, %d rounds of batches of %d calls; ns per "
+            "call, medians; differences +- the standard error of their median\n"
+            "%-10s %6s %9s %9s %-24s %8s %7s %-24s %9s  %s\n",
+            mpi_name, world_size, opt->batches, opt->batch_calls, "collective", "bytes", "PMPI (a)",
+            "shim (b)", "(b)-(a), target 50", "self", "memcpy", "bookkeeping, target 100",
+            "auto (d)", "auto ran");
+    for (int c = 0; c < opt->ncolls; c++) {
+        for (int k = 0; k < opt->nsizes; k++) {
+            const overhead_t *r = &results[c][k];
+            char native_col[48], books_col[48];
+            verdict(r->native_extra * 1e9, r->native_extra_iqr * 1e9, opt->batches,
+                    NATIVE_OVERHEAD_TARGET_NS, native_col, sizeof native_col);
+            verdict(r->bookkeeping * 1e9, r->bookkeeping_iqr * 1e9, opt->batches,
+                    BOOKKEEPING_TARGET_NS, books_col, sizeof books_col);
+            fprintf(err, "%-10s %6zu %9.1f %9.1f %-24s %8.1f %7.1f %-24s %9.1f  %s\n",
+                    xchg_coll_name(opt->colls[c]), opt->sizes[k], r->pmpi * 1e9, r->native * 1e9,
+                    native_col, r->self * 1e9, r->copy * 1e9, books_col, r->autos * 1e9,
+                    r->auto_params);
+            worst_native = fmax(worst_native, r->native_extra * 1e9);
+            worst_books = fmax(worst_books, r->bookkeeping * 1e9);
+        }
+    }
+    fprintf(err,
+            "native path overhead: at most %+.1f ns (target: within %.0f)\n"
+            "xchg bookkeeping:     at most %.1f ns (target: below %.0f)\n",
+            worst_native, NATIVE_OVERHEAD_TARGET_NS, worst_books, BOOKKEEPING_TARGET_NS);
+}
+
+/* --overhead: every selected collective at every size, CSV lines and then the summary. */
+static int run_overhead(const options_t *opt, FILE *out, const char *mpi_name)
+{
+    static overhead_t results[XCHG_NCOLLS][MAX_SIZES];
+    size_t series = (size_t)(T_SERIES + 1) * (size_t)opt->batches;
+    double *buffer = malloc(series * sizeof *buffer);
+    tool_call_t world, self;
+    int rc = buffer ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+
+    if (world_rank == 0)
+        fprintf(out, "mpi,ranks,collective,bytes,batches,batch_calls,pmpi_ns,native_ns,"
+                     "native_overhead_ns,native_overhead_iqr_ns,self_algorithm,self_ns,memcpy_ns,"
+                     "bookkeeping_ns,bookkeeping_iqr_ns,auto_ns,auto_minus_pmpi_ns,auto_params\n");
+    for (int c = 0; c < opt->ncolls && rc == MPI_SUCCESS; c++) {
+        int coll = opt->colls[c];
+        size_t most = (size_t)world_size * opt->max_bytes;
+        if (tool_call_alloc(&world, coll, world_size, world_rank, most, most) != 0 ||
+            tool_call_alloc(&self, coll, 1, 0, opt->max_bytes, opt->max_bytes) != 0) {
+            rc = MPI_ERR_NO_MEM;
+            break;
+        }
+        for (int k = 0; k < opt->nsizes && rc == MPI_SUCCESS; k++) {
+            rc = overhead_cell(coll, opt->sizes[k], opt, &world, &self, buffer, &results[c][k]);
+            if (rc == MPI_SUCCESS && world_rank == 0)
+                overhead_csv(out, mpi_name, coll, opt->sizes[k], opt, &results[c][k]);
+            if (rc == MPI_SUCCESS && world_rank == 0 && opt->verbose)
+                fprintf(stderr, "xchg-bench: overhead %s %zu B done\n", xchg_coll_name(coll),
+                        opt->sizes[k]);
+        }
+        xchg_force(coll, "auto");
+        tool_call_free(&world);
+        tool_call_free(&self);
+    }
+    free(buffer);
+    if (rc != MPI_SUCCESS) {
+        if (world_rank == 0)
+            fprintf(stderr, "xchg-bench: --overhead: a call failed (MPI error %d)\n", rc);
+        return 1;
+    }
+    if (world_rank == 0)
+        overhead_summary(opt, mpi_name, results);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -586,13 +1008,17 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return status;
     }
-    if (world_rank == 0) {
-        fprintf(out, "mpi,ranks,collective,algorithm,params,bytes,iters,min_us,median_us,"
-                     "max_us\n");
-        fflush(out);
+    if (opt.overhead) {
+        status = run_overhead(&opt, out, mpi_name);
+    } else {
+        if (world_rank == 0) {
+            fprintf(out, "mpi,ranks,collective,algorithm,params,bytes,iters,min_us,median_us,"
+                         "max_us\n");
+            fflush(out);
+        }
+        for (int c = 0; c < opt.ncolls && status == 0; c++)
+            status = run_collective(opt.colls[c], &opt, out, mpi_name);
     }
-    for (int c = 0; c < opt.ncolls && status == 0; c++)
-        status = run_collective(opt.colls[c], &opt, out, mpi_name);
     if (world_rank == 0 && out != stdout)
         fclose(out);
     MPI_Finalize();

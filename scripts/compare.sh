@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# compare.sh: xchg's auto against the MPI library's native collective, side by side, for one MPI
+# and one rank count: the comparison that the performance bars are judged by.
+#
+#   scripts/compare.sh --mpi mpich -n 2
+#   scripts/compare.sh --mpi openmpi -n 8 --table build/bench/table.txt --full
+#
+# One job, two xchg-bench runs (native and auto forced in-process; every spec timed at one block
+# size before the next size, so native and auto alternate and share any burst of load):
+#   1. alltoall, allgather and alltoallv with uniform counts;
+#   2. alltoallv skewed: --workload hrel:h=H with H = max(2, ranks/2) (the Bader-Helman-JaJa
+#      h-relation, tuning/workloads.h): from 4 ranks up only ranks 0, 1 and 2 receive, a half,
+#      a third and a sixth of all the data (rank 0 gets ranks/2 times its fair share); at 2
+#      ranks everything goes to rank 0. --skew SPEC picks another.
+# Blocks: 1 B, 16 B, 256 B, 4 KiB, 64 KiB (--full: every power of two from 1 B to 64 KiB); for
+# alltoallv the mean block (every rank sends ranks x block bytes in all).
+#
+# Timing is xchg-bench's: --warmup untimed calls per (spec, block) first (auto may learn from the
+# first calls of a shape: the medians are of its settled choice), then each iteration after a
+# barrier, counting the slowest rank's time; the median over the iterations.
+#
+# Prints a table (collective, block, native and auto median in us, auto/native, what auto ran:
+# xchg-bench's params column) and then the geometric mean and the worst cell of the ratios.
+# Writes DIR/<mpi>-<N>ranks.csv with the columns
+#     mpi,ranks,collective,workload,bytes,native_us,auto_us,ratio,auto_params
+# and keeps xchg-bench's own CSVs beside it (<mpi>-<N>ranks-uniform.csv, ...-skewed.csv).
+#
+# Options:
+#   --mpi mpich|openmpi  the build to use: build/ or build/openmpi (default mpich)
+#   -n N                 ranks (default 2)
+#   --full               every power of two from 1 B to 64 KiB
+#   --table FILE         XCHG_TUNING=FILE for auto (default: XCHG_TUNING as in the environment)
+#   --skew SPEC          the skewed alltoallv workload (default hrel:h=max(2, N/2))
+#   --warmup N           untimed calls before each line (default 20)
+#   --time-ms MS         time budget per line (default 200; at least 10 iterations)
+#   -o DIR               where the CSVs go (default build/compare)
+# With more ranks than cores xchg waits with sched_yield (XCHG_WAIT=yield), and Open MPI runs
+# with --oversubscribe --mca mpi_yield_when_idle 1. Other XCHG_* variables (XCHG_LEARN, ...)
+# are passed to the ranks as set.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+usage() {
+    sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
+}
+
+mpi=mpich
+ranks=2
+full=0
+skew=""
+warmup=20
+time_ms=200
+outdir=build/compare
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --mpi) mpi=${2:?--mpi needs mpich or openmpi}; shift 2 ;;
+    -n) ranks=${2:?-n needs a number}; shift 2 ;;
+    --full) full=1; shift ;;
+    --table) export XCHG_TUNING=${2:?--table needs a file}; shift 2 ;;
+    --skew) skew=${2:?--skew needs a workload spec}; shift 2 ;;
+    --warmup) warmup=${2:?--warmup needs a number}; shift 2 ;;
+    --time-ms) time_ms=${2:?--time-ms needs a number}; shift 2 ;;
+    -o) outdir=${2:?-o needs a directory}; shift 2 ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "compare.sh: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
+    esac
+done
+case "$ranks" in '' | *[!0-9]*) echo "compare.sh: -n '$ranks' is not a number" >&2; exit 2 ;; esac
+[ "$ranks" -ge 1 ] || { echo "compare.sh: -n must be at least 1" >&2; exit 2; }
+case "$mpi" in
+mpich) bench=build/xchg-bench; make_hint="make" ;;
+openmpi) bench=build/openmpi/xchg-bench; make_hint="make MPI=openmpi" ;;
+*) echo "compare.sh: --mpi must be mpich or openmpi, not '$mpi'" >&2; exit 2 ;;
+esac
+[ -x "$bench" ] || { echo "compare.sh: $bench is missing (run '$make_hint' first)" >&2; exit 1; }
+if [ -n "${XCHG_TUNING:-}" ] && [ ! -r "$XCHG_TUNING" ]; then
+    echo "compare.sh: cannot read the tuning table $XCHG_TUNING" >&2
+    exit 1
+fi
+[ -n "$skew" ] || skew="hrel:h=$((ranks / 2 > 2 ? ranks / 2 : 2))"
+if [ "$full" = 1 ]; then
+    sizes=(--min-bytes 1 --max-bytes 64K)
+else
+    sizes=(--sizes 1,16,256,4K,64K)
+fi
+mkdir -p "$outdir"
+base="$outdir/$mpi-${ranks}ranks"
+
+# launch PROGRAM ARGS... on $ranks ranks with the chosen MPI
+cores=$(nproc)
+if [ "$ranks" -gt "$cores" ]; then
+    export XCHG_WAIT=yield
+fi
+launch() {
+    if [ "$mpi" = openmpi ]; then
+        local extra=() var
+        [ "$(id -u)" -eq 0 ] && extra+=(--allow-run-as-root)
+        [ "$ranks" -gt "$cores" ] && extra+=(--oversubscribe --mca mpi_yield_when_idle 1)
+        for var in $(compgen -e | grep '^XCHG_' || true); do
+            extra+=(-x "$var")
+        done
+        mpirun.openmpi "${extra[@]}" -n "$ranks" "$@" </dev/null
+    else
+        mpiexec.mpich -n "$ranks" "$@" </dev/null
+    fi
+}
+
+common=(--algos native,auto "${sizes[@]}" --warmup "$warmup" --time-ms "$time_ms" --min-iters 10)
+echo "== compare: $mpi, $ranks ranks, table ${XCHG_TUNING:-none (built-in models)}," \
+    "XCHG_LEARN=${XCHG_LEARN:-default}, skewed alltoallv: $skew"
+launch "$bench" --coll alltoall,allgather,alltoallv "${common[@]}" -o "$base-uniform.csv"
+launch "$bench" --coll alltoallv --workload "$skew" "${common[@]}" -o "$base-skewed.csv"
+
+# native and auto of each (collective, workload, block) on one line, in the order measured
+awk -F, -v skew="$skew" '
+    FNR == 1 { workload = FILENAME ~ /-skewed\.csv$/ ? skew : "uniform"; next }
+    NF >= 10 && ($4 == "native" || $4 == "auto") {
+        key = $3 SUBSEP workload SUBSEP $6
+        if (!(key in head)) {
+            order[n++] = key
+            head[key] = $1 "," $2 "," $3 "," workload "," $6
+        }
+        if ($4 == "native") {
+            native[key] = $9
+        } else {
+            autot[key] = $9
+            params[key] = $5
+        }
+    }
+    END {
+        print "mpi,ranks,collective,workload,bytes,native_us,auto_us,ratio,auto_params"
+        for (i = 0; i < n; i++) {
+            k = order[i]
+            if (!(k in native) || !(k in autot) || native[k] <= 0) continue
+            printf "%s,%.3f,%.3f,%.5g,%s\n", head[k], native[k], autot[k], autot[k] / native[k],
+                params[k]
+        }
+    }' "$base-uniform.csv" "$base-skewed.csv" >"$base.csv"
+
+# the table, the geometric mean and the worst cell
+awk -F, '
+    function human(b) {
+        if (b >= 1048576 && b % 1048576 == 0) return (b / 1048576) " MiB"
+        if (b >= 1024 && b % 1024 == 0) return (b / 1024) " KiB"
+        return b " B"
+    }
+    NR == 1 { next }
+    {
+        name = $4 == "uniform" ? $3 : $3 " " $4
+        if (cells == 0)
+            printf "%-24s %8s %12s %12s %12s  %s\n", "collective", "block", "native us", "auto us",
+                "auto/native", "auto ran"
+        printf "%-24s %8s %12.2f %12.2f %12.3f  %s\n", name, human($5), $6, $7, $8, $9
+        cells++
+        logsum += log($8)
+        faster += $8 < 1
+        if (cells == 1 || $8 > worst) {
+            worst = $8
+            worst_cell = name " " human($5) " (auto ran " $9 ")"
+        }
+    }
+    END {
+        if (cells == 0) {
+            print "compare.sh: no cells measured" >"/dev/stderr"
+            exit 1
+        }
+        printf "geometric mean of auto/native over %d cells: %.3f (auto faster in %d)\n", cells,
+            exp(logsum / cells), faster
+        printf "worst cell: %s: %.3f\n", worst_cell, worst
+    }' "$base.csv"
+echo "== compare: $base.csv (xchg-bench output: $base-uniform.csv, $base-skewed.csv)"
