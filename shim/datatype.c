@@ -115,7 +115,10 @@ static void probe_create(void)
 
 #define TYPE_CACHE_BITS 8 /* 256 slots */
 
+/* Readers take no lock: a slot's version is odd while a writer (under the mutex) changes it,
+ * and a reader that saw it odd or changed treats the lookup as a miss (a seqlock). */
 typedef struct type_slot {
+    unsigned version;
     int used;
     xchg_type_t info; /* info.type is the key */
 } type_slot_t;
@@ -134,35 +137,50 @@ static size_t slot_of(MPI_Datatype type)
 
 static int cache_lookup(MPI_Datatype type, xchg_type_t *info)
 {
-    const type_slot_t *slot = &type_cache[slot_of(type)];
+    type_slot_t *slot = &type_cache[slot_of(type)];
+    unsigned before = __atomic_load_n(&slot->version, __ATOMIC_ACQUIRE);
     int hit;
-    pthread_mutex_lock(&type_cache_lock);
+    if (before & 1)
+        return 0;
     hit = slot->used && slot->info.type == type;
     if (hit)
         *info = slot->info;
-    pthread_mutex_unlock(&type_cache_lock);
-    return hit;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    return hit && __atomic_load_n(&slot->version, __ATOMIC_RELAXED) == before;
+}
+
+/* Change a slot under the lock, its version odd meanwhile. */
+static void slot_write(type_slot_t *slot, int used, const xchg_type_t *info)
+{
+    __atomic_add_fetch(&slot->version, 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    slot->used = used;
+    if (info)
+        slot->info = *info;
+    __atomic_add_fetch(&slot->version, 1, __ATOMIC_RELEASE);
 }
 
 static void cache_store(const xchg_type_t *info)
 {
     type_slot_t *slot = &type_cache[slot_of(info->type)];
     pthread_mutex_lock(&type_cache_lock);
-    slot->used = 1;
-    slot->info = *info;
+    slot_write(slot, 1, info);
     pthread_mutex_unlock(&type_cache_lock);
 }
 
 /* The attribute's delete callback: MPI_Type_free (or a replaced attribute) evicts the type. */
+unsigned xchg_type_generation = 1;
+
 static int cache_evict(MPI_Datatype type, int keyval, void *value, void *extra)
 {
     type_slot_t *slot = &type_cache[slot_of(type)];
+    __atomic_add_fetch(&xchg_type_generation, 1, __ATOMIC_ACQ_REL);
     (void)keyval;
     (void)value;
     (void)extra;
     pthread_mutex_lock(&type_cache_lock);
     if (slot->used && slot->info.type == type)
-        slot->used = 0;
+        slot_write(slot, 0, NULL);
     pthread_mutex_unlock(&type_cache_lock);
     return MPI_SUCCESS;
 }

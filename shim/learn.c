@@ -41,18 +41,29 @@ static int nlearned;
 static pthread_mutex_t learned_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The slot of a shape: found, or a new trial with its candidates. */
+static int trial_is(const xchg_trial_t *t, int coll, unsigned bucket, unsigned skew)
+{
+    return t->used && t->coll == coll && t->bucket == bucket && t->skew == skew;
+}
+
 static xchg_trial_t *trial_for(xchg_shim_state_t *state, const xchg_call_t *call,
-                               unsigned bucket, unsigned skew)
+                               unsigned bucket, unsigned skew, int *hint)
 {
     xchg_choice_t ranked[XCHG_MAX_ALGOS];
-    int n, native = xchg_algo_find(call->coll, "native");
+    int n, native;
     xchg_trial_t *t;
 
+    if (*hint >= 0 && trial_is(&state->trials[*hint], call->coll, bucket, skew))
+        return &state->trials[*hint];
     for (int i = 0; i < XCHG_TRIALS; i++) {
-        t = &state->trials[i];
-        if (t->used && t->coll == call->coll && t->bucket == bucket && t->skew == skew)
-            return t;
+        if (trial_is(&state->trials[i], call->coll, bucket, skew)) {
+            *hint = i;
+            return &state->trials[i];
+        }
     }
+    native = xchg_algo_find(call->coll, "native");
+    state->epoch++; /* a new trial (and perhaps an evicted one): memorised choices are void */
+    *hint = state->next_trial;
     t = &state->trials[state->next_trial];
     state->next_trial = (state->next_trial + 1) % XCHG_TRIALS;
     if (t->used && !t->settled)
@@ -74,7 +85,7 @@ static xchg_trial_t *trial_for(xchg_shim_state_t *state, const xchg_call_t *call
     return t;
 }
 
-int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice)
+int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice, int *hint)
 {
     xchg_shim_state_t *state = xchg_shim_state(ctx);
     unsigned bucket = xchg_bucket(xchg_size_key(call));
@@ -83,7 +94,7 @@ int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *cho
 
     if (!state)
         return -1;
-    t = trial_for(state, call, bucket, skew);
+    t = trial_for(state, call, bucket, skew, hint);
     if (t->settled) {
         *choice = t->cand[t->winner];
         return -1;
@@ -148,6 +159,7 @@ static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
             best = c;
     t->winner = (double)agreed[best] < LEARN_MARGIN * (double)agreed[0] ? best : 0;
     t->settled = 1;
+    ctx->shim->epoch++;
     __atomic_sub_fetch(&xchg_learn_open, 1, __ATOMIC_RELAXED);
     if (xchg_config.verbose && ctx->rank == 0)
         announce(ctx, t, agreed);

@@ -71,15 +71,73 @@ static int choose(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_outcome_t *out)
     return xchg_algos[choice.algo].native ? XCHG_PASS : MPI_SUCCESS;
 }
 
+/* Memorise a call that is not part of a learning trial (its choice is then what selection
+ * will answer until a generation changes). */
+static void memo_store(xchg_ctx_t *ctx, int coll, int in_place, MPI_Count sendcount,
+                       MPI_Datatype sendtype, MPI_Count recvcount, MPI_Datatype recvtype,
+                       const xchg_type_t *st, const xchg_type_t *rt, const xchg_outcome_t *out)
+{
+    xchg_memo_t *m = &ctx->shim->memo[coll];
+    m->config_gen = xchg_select_generation();
+    m->type_gen = __atomic_load_n(&xchg_type_generation, __ATOMIC_ACQUIRE);
+    m->epoch = ctx->shim->epoch;
+    m->in_place = in_place;
+    m->sendcount = sendcount;
+    m->sendtype = sendtype;
+    m->recvcount = recvcount;
+    m->recvtype = recvtype;
+    m->st = *st;
+    m->rt = *rt;
+    m->choice.algo = out->algo;
+    m->choice.params = out->params;
+}
+
+/* The memorised call of coll when its arguments and every generation are unchanged. */
+static const xchg_memo_t *memo_hit(const xchg_ctx_t *ctx, int coll, int in_place,
+                                   MPI_Count sendcount, MPI_Datatype sendtype,
+                                   MPI_Count recvcount, MPI_Datatype recvtype)
+{
+    const xchg_memo_t *m;
+    if (!ctx->shim)
+        return NULL;
+    m = &ctx->shim->memo[coll];
+    if (m->config_gen != xchg_select_generation() || m->epoch != ctx->shim->epoch ||
+        m->type_gen != __atomic_load_n(&xchg_type_generation, __ATOMIC_ACQUIRE))
+        return NULL;
+    if (m->in_place != in_place || m->recvcount != recvcount || m->recvtype != recvtype)
+        return NULL;
+    return in_place || (m->sendcount == sendcount && m->sendtype == sendtype) ? m : NULL;
+}
+
+/* Types and block size of an equal-block call (step 1 after the context), or XCHG_PASS. */
+static int block_types(int in_place, MPI_Count sendcount, MPI_Datatype sendtype,
+                       MPI_Count recvcount, MPI_Datatype recvtype, xchg_type_t *st,
+                       xchg_type_t *rt, size_t *block)
+{
+    if (xchg_type_info(recvtype, rt) != MPI_SUCCESS)
+        return XCHG_PASS;
+    if (in_place)
+        *st = *rt;
+    else if (xchg_type_info(sendtype, st) != MPI_SUCCESS)
+        return XCHG_PASS;
+    *block = (size_t)recvcount * rt->size;
+    if ((size_t)(in_place ? recvcount : sendcount) * st->size != *block)
+        return XCHG_PASS;
+    return MPI_SUCCESS;
+}
+
 /* Steps 1 and 2 for the collectives of equal blocks: pass-through checks, types, the block
  * size, the context and the choice. With MPI_IN_PLACE the send side becomes the receive side:
- * all of recvbuf for alltoall, this rank's block of it for allgather. */
+ * all of recvbuf for alltoall, this rank's block of it for allgather. A call with the same
+ * arguments as the communicator's last one of this collective takes the memorised types and
+ * choice (xchg_memo_t): only the buffers are checked anew. */
 static int block_call(int coll, const void **sendbuf, MPI_Count *sendcount, MPI_Datatype sendtype,
                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                       xchg_type_t *st, xchg_type_t *rt, size_t *block, xchg_ctx_t **ctx,
                       xchg_outcome_t *out)
 {
     int in_place = *sendbuf == MPI_IN_PLACE, rc;
+    const xchg_memo_t *memo;
     xchg_call_t call;
 
     if (recvcount < 0 || recvtype == MPI_DATATYPE_NULL ||
@@ -88,28 +146,39 @@ static int block_call(int coll, const void **sendbuf, MPI_Count *sendcount, MPI_
     rc = context_for(comm, ctx);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (xchg_type_info(recvtype, rt) != MPI_SUCCESS)
-        return XCHG_PASS;
+    memo = memo_hit(*ctx, coll, in_place, *sendcount, sendtype, recvcount, recvtype);
+    if (memo) {
+        *st = memo->st;
+        *rt = memo->rt;
+        *block = (size_t)recvcount * rt->size;
+    } else {
+        rc = block_types(in_place, *sendcount, sendtype, recvcount, recvtype, st, rt, block);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
     if (in_place) {
-        *st = *rt;
         *sendcount = recvcount;
         *sendbuf = coll == XCHG_ALLGATHER
                        ? (const char *)recvbuf + (MPI_Aint)(*ctx)->rank * recvcount * rt->extent
                        : recvbuf;
-    } else if (xchg_type_info(sendtype, st) != MPI_SUCCESS) {
-        return XCHG_PASS;
     }
-    *block = (size_t)recvcount * rt->size;
-    if ((size_t)*sendcount * st->size != *block)
-        return XCHG_PASS;
     if (bad_buffer(recvbuf, *block, rt) || bad_buffer(*sendbuf, *block, st))
         return XCHG_PASS;
+    out->key = *block;
+    out->ctx = *ctx;
+    if (memo) {
+        out->algo = memo->choice.algo;
+        out->params = memo->choice.params;
+        return xchg_algos[out->algo].native ? XCHG_PASS : MPI_SUCCESS;
+    }
     memset(&call, 0, sizeof call);
     call.coll = coll;
     call.comm_size = (*ctx)->size;
     call.block_bytes = *block;
-    out->key = *block;
-    return choose(*ctx, &call, out);
+    rc = choose(*ctx, &call, out);
+    if ((rc == MPI_SUCCESS || rc == XCHG_PASS) && out->trial < 0)
+        memo_store(*ctx, coll, in_place, *sendcount, sendtype, recvcount, recvtype, st, rt, out);
+    return rc;
 }
 
 /* Step 4 for equal blocks: p received blocks of block bytes -> the user's receive type. */

@@ -7,12 +7,6 @@
 
 #include "shim.h"
 
-typedef struct xchg_type {
-    MPI_Datatype type;
-    size_t size;             /* bytes of one element's signature */
-    MPI_Aint lb, extent;
-    int dense;               /* count elements are exactly count * size bytes, in order */
-} xchg_type_t;
 
 /* A NULL buffer with data: MPI_BOTTOM with absolute addresses (packed through a message to
  * self, shim/datatype.c), or with a dense type an invalid argument. */
@@ -23,6 +17,9 @@ typedef struct xchg_type {
  * evicts a derived type. */
 int xchg_type_info(MPI_Datatype type, xchg_type_t *info);
 void xchg_type_finalize(void);
+/* Bumped whenever a cached derived type is freed: information a caller kept about a type
+ * handle is valid while this is unchanged (a freed handle may name another type later). */
+extern unsigned xchg_type_generation;
 /* count elements at buf -> count * size packed bytes at out (and back), the bytes MPI_Pack
  * produces. buf may be MPI_BOTTOM (NULL) when the type is not dense (absolute addresses);
  * MPI_ERR_BUFFER for NULL with a dense type and data. */

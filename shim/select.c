@@ -194,6 +194,11 @@ int xchg_decide(const xchg_call_t *call, xchg_params_t *params, char *reason, si
     return decide(call, params, reason, len, &source);
 }
 
+unsigned xchg_select_generation(void)
+{
+    return __atomic_load_n(&config_generation, __ATOMIC_RELAXED);
+}
+
 void xchg_select_forget(void)
 {
     __atomic_add_fetch(&config_generation, 1, __ATOMIC_RELAXED);
@@ -215,7 +220,7 @@ void xchg_shim_state_free(xchg_shim_state_t *state)
 static xchg_decision_t *cached_decision(xchg_ctx_t *ctx, const xchg_call_t *call)
 {
     xchg_shim_state_t *state = xchg_shim_state(ctx);
-    unsigned gen = __atomic_load_n(&config_generation, __ATOMIC_RELAXED), skew = xchg_skew_class(call);
+    unsigned gen = xchg_select_generation(), skew = xchg_skew_class(call);
     size_t key = xchg_size_key(call);
     size_t hash, slot;
     xchg_decision_t *d;
@@ -247,6 +252,7 @@ static xchg_decision_t *cached_decision(xchg_ctx_t *ctx, const xchg_call_t *call
     d->coll = call->coll;
     d->key = key;
     d->skew = skew;
+    d->trial = -1;
     if (xchg_config.verbose && ctx->rank == 0)
         say(call, d->algo, &d->params, reason);
     return d;
@@ -276,7 +282,7 @@ int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice,
     choice->params = d->params;
     choice->time = 0.0;
     if (d->source == XCHG_FROM_MODEL && xchg_config.learn && ctx->size > 1)
-        *trial = xchg_learn_pick(ctx, call, choice);
+        *trial = xchg_learn_pick(ctx, call, choice, &d->trial);
     return MPI_SUCCESS;
 }
 

@@ -73,6 +73,7 @@ typedef struct xchg_decision {
     int algo;
     xchg_params_t params;
     int source; /* XCHG_FROM_* */
+    int trial;  /* the learning slot this shape last used (a hint, checked), or -1 */
 } xchg_decision_t;
 
 /* One call shape being learned or learned (shim/learn.c). */
@@ -88,8 +89,31 @@ typedef struct xchg_trial {
     int winner;
 } xchg_trial_t;
 
+/* What the shim knows of a datatype (shim/datatype.c). */
+typedef struct xchg_type {
+    MPI_Datatype type;
+    size_t size;             /* bytes of one element's signature */
+    MPI_Aint lb, extent;
+    int dense;               /* count elements are exactly count * size bytes, in order */
+} xchg_type_t;
+
+/* The last MPI_Alltoall or MPI_Allgather call of a context, described by its arguments, and
+ * how it was served: a call with the same arguments skips the type lookups and the decision
+ * (shim/normalize.c). Valid while the configuration, the type handles and the learning state
+ * (epoch) are what they were when it was stored. */
+typedef struct xchg_memo {
+    unsigned config_gen, type_gen, epoch; /* config_gen 0: empty */
+    int in_place;
+    MPI_Count sendcount, recvcount;
+    MPI_Datatype sendtype, recvtype;
+    xchg_type_t st, rt;
+    xchg_choice_t choice;
+} xchg_memo_t;
+
 /* The shim's per-context state, created on first use and freed with the context. */
 typedef struct xchg_shim_state {
+    xchg_memo_t memo[2]; /* XCHG_ALLTOALL, XCHG_ALLGATHER */
+    unsigned epoch;      /* bumped whenever learning changes what a call shape runs */
     xchg_decision_t decisions[XCHG_DECISIONS];
     xchg_trial_t trials[XCHG_TRIALS];
     int next_trial; /* slot the next new shape takes when all are used */
@@ -122,12 +146,16 @@ int xchg_model_rank(const xchg_call_t *call, xchg_choice_t *ranked, int max);
  * call (reported by name). Every rank must make the same sequence of calls on a communicator
  * (as MPI requires of collectives): decisions and learning are per communicator. */
 int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice, int *trial);
-/* Drop every cached decision (after the configuration changed: xchg_force). */
+/* Drop every cached decision (after the configuration changed: xchg_force): bumps the
+ * configuration generation (never 0) that cached and memorised decisions carry. */
 void xchg_select_forget(void);
+unsigned xchg_select_generation(void);
 
 /* learn.c: during its first calls a model-decided call shape runs native and the models' best
  * candidates in turn; then the ranks agree on the timings and settle on the fastest. */
-int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice);
+/* The choice of a model-decided call (the trial's candidate, or the settled winner); returns
+ * the trial slot when the call is part of a trial, else -1. *hint caches the slot. */
+int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice, int *hint);
 /* The call of trial slot `trial` took seconds on this rank; may agree (collective). */
 int xchg_learn_record(xchg_ctx_t *ctx, int trial, double seconds);
 extern int xchg_learn_open; /* trials not yet settled, in all contexts: calls are timed */
