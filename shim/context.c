@@ -51,7 +51,7 @@ static void ctx_free(xchg_ctx_t *ctx)
 /* The last context each thread looked up, valid while no context was freed since (a freed
  * communicator's handle may be reused by a new one): saves the attribute lookup per call. */
 static unsigned ctx_generation = 1;
-static __thread struct {
+static __thread __attribute__((tls_model("initial-exec"))) struct {
     MPI_Comm comm;
     xchg_ctx_t *ctx;
     unsigned generation;

@@ -89,7 +89,7 @@ static int finish(int rc, int coll, const xchg_outcome_t *out, double start, MPI
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}, NULL, -1};
+    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, -1};
     double start = start_time();
     int rc = xchg_do_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                               &out);
@@ -103,7 +103,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}, NULL, -1};
+    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, -1};
     double start = start_time();
     int rc = xchg_do_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                &out);
@@ -118,7 +118,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}, NULL, -1};
+    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, -1};
     double start = start_time();
     xchg_counts_t sc = {sendcounts, NULL, NULL}, sd = {sdispls, NULL, NULL};
     xchg_counts_t rcs = {recvcounts, NULL, NULL}, rd = {rdispls, NULL, NULL};
@@ -135,7 +135,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}, NULL, -1};
+    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, -1};
     double start = start_time();
     int rc = xchg_do_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                               &out);
@@ -149,7 +149,7 @@ int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}, NULL, -1};
+    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, -1};
     double start = start_time();
     int rc = xchg_do_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                &out);
@@ -164,7 +164,7 @@ int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}, NULL, -1};
+    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, -1};
     double start = start_time();
     xchg_counts_t sc = {NULL, sendcounts, NULL}, sd = {NULL, NULL, sdispls};
     xchg_counts_t rcs = {NULL, recvcounts, NULL}, rd = {NULL, NULL, rdispls};

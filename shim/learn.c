@@ -4,13 +4,19 @@
  * A call shape is (communicator, collective, size bucket, skew class); only shapes that the
  * cost models decide learn (a forced algorithm or a tuning-table rule is obeyed as it is).
  * On the first call of a shape the trial's candidates are fixed: native (always cand[0]) and
- * the models' best XCHG_LEARN_MAX - 1 xchg algorithms for that call. The next
+ * the models' best XCHG_LEARN_MAX - 1 xchg algorithms for that call, of those predicted
+ * within CANDIDATE_SPAN of the best prediction (trying what the model expects to be far
+ * slower would cost the program more than it could teach). The next
  * ncand * LEARN_ROUNDS calls of the shape run the candidates in turn (call i runs candidate
- * i mod ncand); every rank keeps its own fastest time per candidate, the first round being a
- * warm-up that is not counted. After the last of them the ranks agree on the slowest rank's
- * time per candidate (one xchg_agree_max of ncand values: the collective is as slow as its
- * slowest rank) and settle: the fastest xchg candidate wins if it beats native by
- * LEARN_MARGIN, else native. Every later call of the shape runs the winner.
+ * i mod ncand); every rank keeps its own times, the first round being a warm-up that is not
+ * counted. After the last of them the ranks agree on the slowest rank's median time per
+ * candidate (one xchg_agree_max of ncand values: the collective is as slow as its slowest
+ * rank, and a median is not fooled by one lucky call) and settle: the fastest xchg candidate
+ * wins if it beats native by LEARN_MARGIN, else native. The following calls of the shape run
+ * the winner; after RELEARN_FIRST of them the shape is learned again (the load on a machine
+ * changes, and a trial taken under a burst of noise may have settled wrong), and every further
+ * trial waits RELEARN_GROWTH times longer, so a wrong choice lasts at most RELEARN_FIRST calls
+ * and a right one costs less and less.
  *
  * Consistency: a trial lives in the communicator's context and advances only with that
  * communicator's calls, which every rank makes in the same order; the candidates come from
@@ -20,7 +26,7 @@
  *
  * With XCHG_VERBOSE=1 rank 0 of the communicator prints what was tried and what won; with
  * XCHG_LEARN=FILE world rank 0 writes the settled shapes of its communicators as a tuning
- * table at MPI_Finalize (one rule per communicator size and bucket, first settled wins).
+ * table at MPI_Finalize (one rule per communicator size and bucket, the latest trial's winner).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -30,9 +36,13 @@
 #include "shim.h"
 #include "../tuning/table_write.h"
 
-#define LEARN_ROUNDS 4     /* calls per candidate, the first a warm-up */
+#define LEARN_ROUNDS (1 + XCHG_LEARN_SAMPLES) /* calls per candidate, the first a warm-up */
 #define LEARN_MARGIN 0.95  /* an xchg candidate must take less than this times native's time */
+#define RELEARN_FIRST 128  /* calls of a settled shape before it is learned again, */
+#define RELEARN_GROWTH 8   /* times this after every further trial, */
+#define RELEARN_MAX (1u << 21) /* up to this */
 #define LEARNED_MAX 256    /* settled shapes remembered for XCHG_LEARN=FILE */
+#define CANDIDATE_SPAN 2.0 /* candidates: predicted within this factor of the best prediction */
 
 int xchg_learn_open;
 
@@ -77,7 +87,7 @@ static xchg_trial_t *trial_for(xchg_shim_state_t *state, const xchg_call_t *call
     t->ncand = 1;
     n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS);
     for (int i = 0; i < n && t->ncand < XCHG_LEARN_MAX; i++)
-        if (ranked[i].algo != native)
+        if (ranked[i].algo != native && ranked[i].time <= CANDIDATE_SPAN * ranked[0].time)
             t->cand[t->ncand++] = ranked[i];
     t->settled = t->ncand == 1;
     if (!t->settled)
@@ -95,12 +105,26 @@ int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *cho
     if (!state)
         return -1;
     t = trial_for(state, call, bucket, skew, hint);
-    if (t->settled) {
+    if (t->settled && !xchg_learn_tick(ctx, *hint)) {
         *choice = t->cand[t->winner];
         return -1;
     }
     *choice = t->cand[t->calls % t->ncand];
     return (int)(t - state->trials);
+}
+
+int xchg_learn_tick(xchg_ctx_t *ctx, int slot)
+{
+    xchg_trial_t *t = &ctx->shim->trials[slot];
+    if (--t->countdown > 0)
+        return 0;
+    /* learn again: the same candidates, fresh samples */
+    t->settled = 0;
+    t->calls = 0;
+    memset(t->ns, 0, sizeof t->ns);
+    ctx->shim->epoch++;
+    __atomic_add_fetch(&xchg_learn_open, 1, __ATOMIC_RELAXED);
+    return 1;
 }
 
 /* Remember a settled shape for XCHG_LEARN=FILE. */
@@ -115,9 +139,12 @@ static void remember(const xchg_trial_t *t, int p)
     rule.algo = t->cand[t->winner].algo;
     rule.params = t->cand[t->winner].params;
     pthread_mutex_lock(&learned_lock);
-    for (int i = 0; i < nlearned; i++)
-        if (learned[i].coll == rule.coll && learned[i].pmin == p && learned[i].bmin == rule.bmin)
+    for (int i = 0; i < nlearned; i++) {
+        if (learned[i].coll == rule.coll && learned[i].pmin == p && learned[i].bmin == rule.bmin) {
+            learned[i] = rule; /* learned again: the latest trial stands */
             goto out;
+        }
+    }
     if (nlearned < LEARNED_MAX)
         learned[nlearned++] = rule;
 out:
@@ -144,13 +171,23 @@ static void announce(const xchg_ctx_t *ctx, const xchg_trial_t *t, const uint64_
     fflush(stderr);
 }
 
-/* The trial's last call ran: agree on the slowest rank's times and settle. */
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The trial's last call ran: agree on the slowest rank's median time per candidate and settle.
+ * The median of the counted calls (not their minimum) keeps one lucky call from deciding. */
 static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
 {
     uint64_t agreed[XCHG_LEARN_MAX];
     int rc, best = 0;
 
-    memcpy(agreed, t->best_ns, sizeof agreed);
+    for (int c = 0; c < t->ncand; c++) {
+        qsort(t->ns[c], XCHG_LEARN_SAMPLES, sizeof t->ns[c][0], cmp_u64);
+        agreed[c] = t->ns[c][XCHG_LEARN_SAMPLES / 2];
+    }
     rc = xchg_agree_max(ctx, agreed, t->ncand);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -159,6 +196,10 @@ static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
             best = c;
     t->winner = (double)agreed[best] < LEARN_MARGIN * (double)agreed[0] ? best : 0;
     t->settled = 1;
+    t->relearn = t->relearn == 0 ? RELEARN_FIRST
+                 : t->relearn >= RELEARN_MAX / RELEARN_GROWTH ? RELEARN_MAX
+                                                             : t->relearn * RELEARN_GROWTH;
+    t->countdown = t->relearn;
     ctx->shim->epoch++;
     __atomic_sub_fetch(&xchg_learn_open, 1, __ATOMIC_RELAXED);
     if (xchg_config.verbose && ctx->rank == 0)
@@ -176,8 +217,8 @@ int xchg_learn_record(xchg_ctx_t *ctx, int trial, double seconds)
     if (xchg_config.test_skew) /* a different distortion on every rank and candidate */
         seconds *= 1.0 + (double)((ctx->rank * 7 + c * 3) % 5);
     ns = seconds > 0 ? (uint64_t)(seconds * 1e9) + 1 : 1;
-    if (t->calls >= t->ncand && (t->best_ns[c] == 0 || ns < t->best_ns[c]))
-        t->best_ns[c] = ns; /* the first round is a warm-up */
+    if (t->calls >= t->ncand) /* the first round is a warm-up */
+        t->ns[c][t->calls / t->ncand - 1] = seconds >= 0 ? ns : UINT64_MAX / 2;
     t->calls++;
     if (t->calls < t->ncand * LEARN_ROUNDS)
         return MPI_SUCCESS;

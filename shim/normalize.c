@@ -62,7 +62,7 @@ static int bad_buffer(const void *buf, size_t bytes, const xchg_type_t *type)
 static int choose(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_outcome_t *out)
 {
     xchg_choice_t choice;
-    int rc = xchg_select(ctx, call, &choice, &out->trial);
+    int rc = xchg_select(ctx, call, &choice, &out->trial, &out->learned);
     if (rc != MPI_SUCCESS)
         return rc;
     out->ctx = ctx;
@@ -90,6 +90,7 @@ static void memo_store(xchg_ctx_t *ctx, int coll, int in_place, MPI_Count sendco
     m->rt = *rt;
     m->choice.algo = out->algo;
     m->choice.params = out->params;
+    m->learned = out->learned;
 }
 
 /* The memorised call of coll when its arguments and every generation are unchanged. */
@@ -147,6 +148,8 @@ static int block_call(int coll, const void **sendbuf, MPI_Count *sendcount, MPI_
     if (rc != MPI_SUCCESS)
         return rc;
     memo = memo_hit(*ctx, coll, in_place, *sendcount, sendtype, recvcount, recvtype);
+    if (memo && memo->learned >= 0 && xchg_learn_tick(*ctx, memo->learned))
+        memo = NULL; /* learned again from this call on: select anew */
     if (memo) {
         *st = memo->st;
         *rt = memo->rt;
@@ -329,35 +332,49 @@ static void v_shape(xchg_call_t *call, int p, const uint64_t stats[3])
     call->block_bytes = xchg_size_key(call);
 }
 
-/* Shape and choice of an alltoallv (file header): from the carried statistics when they are
- * fresh and the choice needs no agreed values, else from an agreement round. *carry is set
- * when the chosen algorithm should carry this call's statistics for the next call. */
-static int v_choose(xchg_ctx_t *ctx, const uint64_t local[3], xchg_call_t *call,
-                    xchg_outcome_t *out, int *carry)
+/* The choice of an alltoallv before its own statistics are known (file header): a forced
+ * algorithm that needs no agreed values, or what the carried statistics choose when that needs
+ * none. *decided is 1 when *out holds the final choice (*carry: it carries this call's
+ * statistics), 0 when this call's statistics must be agreed first (v_agree). */
+static int v_predict(xchg_ctx_t *ctx, xchg_call_t *call, xchg_outcome_t *out, int *carry,
+                     int *decided)
 {
     xchg_shim_state_t *state = xchg_shim_state(ctx);
     int forced = xchg_config.forced[XCHG_ALLTOALLV], rc;
-    uint64_t agreed[3];
+    static const uint64_t none[3] = {0, 0, 0};
 
     *carry = 0;
+    *decided = 0;
     if (!state)
         return MPI_ERR_NO_MEM;
     if (forced != XCHG_AUTO && xchg_algos[forced].no_agreement) {
-        v_shape(call, ctx->size, local); /* read by nothing but the statistics */
+        v_shape(call, ctx->size, none); /* the shape is read by nothing but the statistics */
+        *decided = 1;
         return choose(ctx, call, out);
     }
-    if (state->carried_valid) {
-        v_shape(call, ctx->size, state->carried);
-        rc = choose(ctx, call, out);
-        if ((rc == MPI_SUCCESS || rc == XCHG_PASS) && xchg_algos[out->algo].no_agreement) {
-            *carry = !xchg_algos[out->algo].native;
-            if (!*carry && ++state->carried_age >= CARRY_MAX_AGE)
-                state->carried_valid = 0;
-            return rc;
-        }
-        if (rc != MPI_SUCCESS && rc != XCHG_PASS)
-            return rc;
-    }
+    if (!state->carried_valid)
+        return MPI_SUCCESS;
+    v_shape(call, ctx->size, state->carried);
+    rc = choose(ctx, call, out);
+    if (rc != MPI_SUCCESS && rc != XCHG_PASS)
+        return rc;
+    if (!xchg_algos[out->algo].no_agreement)
+        return MPI_SUCCESS; /* twophase: it needs this call's values */
+    *decided = 1;
+    *carry = !xchg_algos[out->algo].native;
+    if (!*carry && ++state->carried_age >= CARRY_MAX_AGE)
+        state->carried_valid = 0;
+    return rc;
+}
+
+/* The agreement round: this call's statistics agreed, carried for the next call, chosen on. */
+static int v_agree(xchg_ctx_t *ctx, const uint64_t local[3], xchg_call_t *call,
+                   xchg_outcome_t *out)
+{
+    xchg_shim_state_t *state = ctx->shim;
+    uint64_t agreed[3];
+    int rc;
+
     memcpy(agreed, local, sizeof agreed);
     rc = xchg_agree_max(ctx, agreed, 3);
     if (rc != MPI_SUCCESS)
@@ -399,18 +416,25 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
     xchg_ctx_t *ctx;
     xchg_call_t call;
     xchg_carry_t carry = {{0}, {0}, 0};
-    int in_place = sendbuf == MPI_IN_PLACE, rc, p, carrying;
+    int in_place = sendbuf == MPI_IN_PLACE, rc, p, carrying, decided;
     size_t *sendbytes, *sendoffs, *recvbytes, *recvoffs, send_total, recv_total, largest = 0;
     MPI_Aint send_shift, recv_shift;
     const char *send;
     char *recv;
 
-    /* step 1: what goes to the MPI library */
+    /* step 1: what goes to the MPI library; the choice when it needs no statistics of this
+     * call (then native needs nothing more from xchg) */
     if (v_invalid(in_place, sendtype, recvtype, sendcounts, sdispls, recvcounts, rdispls))
         return XCHG_PASS;
     rc = context_for(comm, &ctx);
     if (rc != MPI_SUCCESS)
         return rc;
+    rc = v_predict(ctx, &call, out, &carrying, &decided);
+    if (rc != MPI_SUCCESS && rc != XCHG_PASS)
+        return rc;
+    out->key = xchg_size_key(&call);
+    if (decided && rc == XCHG_PASS && !xchg_config.stats)
+        return XCHG_PASS;
     if (xchg_type_info(recvtype, &rt) != MPI_SUCCESS)
         return XCHG_PASS;
     if (in_place) {
@@ -425,7 +449,7 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
         if (count_at(sendcounts, j) < 0 || count_at(recvcounts, j) < 0)
             return XCHG_PASS;
 
-    /* step 2: byte layout, shape, choice */
+    /* step 2: byte layout, this call's statistics, the choice when it needs them */
     sendbytes = xchg_scratch(ctx, XCHG_SCRATCH_SHIM_META, 4 * (size_t)p * sizeof(size_t));
     if (!sendbytes)
         return MPI_ERR_NO_MEM;
@@ -434,9 +458,6 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
     recvoffs = recvbytes + p;
     side_layout(p, sendcounts, sdispls, &st, sendbytes, sendoffs, &send_shift, &send_total);
     side_layout(p, recvcounts, rdispls, &rt, recvbytes, recvoffs, &recv_shift, &recv_total);
-    if ((!in_place && bad_buffer(sendbuf, send_total, &st)) ||
-        bad_buffer(recvbuf, recv_total, &rt))
-        return XCHG_PASS;
     for (int j = 0; j < p; j++) {
         largest = sendbytes[j] > largest ? sendbytes[j] : largest;
         largest = recvbytes[j] > largest ? recvbytes[j] : largest;
@@ -444,10 +465,18 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
     carry.mine[0] = send_total;
     carry.mine[1] = recv_total;
     carry.mine[2] = largest;
-    rc = v_choose(ctx, carry.mine, &call, out, &carrying);
-    out->key = xchg_size_key(&call);
+    if (!decided) {
+        rc = v_agree(ctx, carry.mine, &call, out);
+        out->key = xchg_size_key(&call);
+    } else if (xchg_config.forced[XCHG_ALLTOALLV] != XCHG_AUTO) {
+        v_shape(&call, p, carry.mine); /* forced: the statistics show this rank's own values */
+        out->key = xchg_size_key(&call);
+    }
     if (rc != MPI_SUCCESS)
         return rc;
+    if ((!in_place && bad_buffer(sendbuf, send_total, &st)) ||
+        bad_buffer(recvbuf, recv_total, &rt))
+        return XCHG_PASS;
 
     /* steps 3 and 4: pack, run, unpack */
     send = (const char *)sendbuf + send_shift;

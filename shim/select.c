@@ -258,11 +258,13 @@ static xchg_decision_t *cached_decision(xchg_ctx_t *ctx, const xchg_call_t *call
     return d;
 }
 
-int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice, int *trial)
+int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice, int *trial,
+                int *learned)
 {
     xchg_decision_t *d = cached_decision(ctx, call);
 
     *trial = -1;
+    *learned = -1;
     if (!d)
         return MPI_ERR_NO_MEM;
     if (d->source == XCHG_FROM_FALLBACK && xchg_config.strict) {
@@ -281,8 +283,10 @@ int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice,
     choice->algo = d->algo;
     choice->params = d->params;
     choice->time = 0.0;
-    if (d->source == XCHG_FROM_MODEL && xchg_config.learn && ctx->size > 1)
+    if (d->source == XCHG_FROM_MODEL && xchg_config.learn && ctx->size > 1) {
         *trial = xchg_learn_pick(ctx, call, choice, &d->trial);
+        *learned = *trial < 0 ? d->trial : -1;
+    }
     return MPI_SUCCESS;
 }
 

@@ -54,6 +54,7 @@ void xchg_ctx_finalize(void);   /* free the contexts of COMM_WORLD and COMM_SELF
 #define XCHG_DECISIONS 64 /* decisions cached per context */
 #define XCHG_TRIALS 16    /* call shapes learned per context */
 #define XCHG_LEARN_MAX 4  /* candidates one trial times (native and the model's best) */
+#define XCHG_LEARN_SAMPLES 3 /* counted calls per candidate, after one warm-up call */
 
 /* An algorithm with its completed parameters, and (from the models) its predicted time. */
 typedef struct xchg_choice {
@@ -85,8 +86,10 @@ typedef struct xchg_trial {
     int ncand;
     xchg_choice_t cand[XCHG_LEARN_MAX]; /* cand[0] is native */
     int calls;                          /* calls of the trial so far */
-    uint64_t best_ns[XCHG_LEARN_MAX];   /* this rank's fastest time per candidate */
+    uint64_t ns[XCHG_LEARN_MAX][XCHG_LEARN_SAMPLES]; /* this rank's counted times */
     int winner;
+    unsigned relearn;   /* calls between settling and the next trial (grows 8 times a trial) */
+    unsigned countdown; /* calls left before the next trial */
 } xchg_trial_t;
 
 /* What the shim knows of a datatype (shim/datatype.c). */
@@ -108,6 +111,7 @@ typedef struct xchg_memo {
     MPI_Datatype sendtype, recvtype;
     xchg_type_t st, rt;
     xchg_choice_t choice;
+    int learned; /* the learning slot of a settled shape (its calls are counted), or -1 */
 } xchg_memo_t;
 
 /* The shim's per-context state, created on first use and freed with the context. */
@@ -141,11 +145,13 @@ int xchg_decide(const xchg_call_t *call, xchg_params_t *params, char *reason, si
  * fastest first, at most max; returns how many. */
 int xchg_model_rank(const xchg_call_t *call, xchg_choice_t *ranked, int max);
 /* The decision for a call on ctx's communicator: *choice (algo and params). *trial is -1, or
- * the learning slot to report the call's time to (xchg_learn_record) after it ran.
+ * the learning slot to report the call's time to (xchg_learn_record) after it ran; *learned
+ * is the slot of a settled shape (for xchg_learn_tick), or -1.
  * MPI_SUCCESS, or MPI_ERR_OTHER under XCHG_STRICT when the forced algorithm cannot serve the
  * call (reported by name). Every rank must make the same sequence of calls on a communicator
  * (as MPI requires of collectives): decisions and learning are per communicator. */
-int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice, int *trial);
+int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice, int *trial,
+                int *learned);
 /* Drop every cached decision (after the configuration changed: xchg_force): bumps the
  * configuration generation (never 0) that cached and memorised decisions carry. */
 void xchg_select_forget(void);
@@ -154,8 +160,12 @@ unsigned xchg_select_generation(void);
 /* learn.c: during its first calls a model-decided call shape runs native and the models' best
  * candidates in turn; then the ranks agree on the timings and settle on the fastest. */
 /* The choice of a model-decided call (the trial's candidate, or the settled winner); returns
- * the trial slot when the call is part of a trial, else -1. *hint caches the slot. */
+ * the trial slot when the call is part of a trial, else -1. *hint holds the shape's slot. */
 int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice, int *hint);
+/* A call of the settled shape in slot `slot` that skipped selection (a memorised call): counts
+ * down to the next trial; 1 when the shape is to be learned again from this call on (the
+ * caller then selects anew). */
+int xchg_learn_tick(xchg_ctx_t *ctx, int slot);
 /* The call of trial slot `trial` took seconds on this rank; may agree (collective). */
 int xchg_learn_record(xchg_ctx_t *ctx, int trial, double seconds);
 extern int xchg_learn_open; /* trials not yet settled, in all contexts: calls are timed */
