@@ -60,12 +60,11 @@ int xchg_last_choice(int coll, char *out, size_t outlen)
     return 0;
 }
 
-/* Calls are timed only for XCHG_STATS and while some call shape is being learned. */
+/* Calls are timed here only for XCHG_STATS; a learning trial's call is timed from its choice
+ * on (xchg_outcome_t.start). */
 static double start_time(void)
 {
-    return xchg_config.stats || __atomic_load_n(&xchg_learn_open, __ATOMIC_RELAXED) > 0
-               ? PMPI_Wtime()
-               : -1.0;
+    return xchg_config.stats ? PMPI_Wtime() : -1.0;
 }
 
 /* Account a call, report its time to learning, and report a library error through the
@@ -73,13 +72,13 @@ static double start_time(void)
 static int finish(int rc, int coll, const xchg_outcome_t *out, double start, MPI_Comm comm)
 {
     if (out->algo >= 0) {
-        double seconds = start >= 0.0 ? PMPI_Wtime() - start : -1.0;
+        double now = xchg_config.stats || out->trial >= 0 ? PMPI_Wtime() : 0.0;
         last_choice[coll].algo = out->algo;
         last_choice[coll].params = out->params;
         if (xchg_config.stats)
-            xchg_stats_add(coll, out->algo, &out->params, out->key, seconds);
+            xchg_stats_add(coll, out->algo, &out->params, out->key, now - start);
         if (out->trial >= 0 && rc == MPI_SUCCESS)
-            rc = xchg_learn_record(out->ctx, out->trial, seconds);
+            rc = xchg_learn_record(out->ctx, out->trial, now - out->start);
     }
     if (rc != MPI_SUCCESS && comm != MPI_COMM_NULL) /* NULL: the MPI library reported it */
         PMPI_Comm_call_errhandler(comm, rc);
@@ -89,7 +88,7 @@ static int finish(int rc, int coll, const xchg_outcome_t *out, double start, MPI
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, -1};
+    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, 0.0, -1};
     double start = start_time();
     int rc = xchg_do_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                               &out);
@@ -103,7 +102,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, -1};
+    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, 0.0, -1};
     double start = start_time();
     int rc = xchg_do_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                &out);
@@ -118,7 +117,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, -1};
+    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, 0.0, -1};
     double start = start_time();
     xchg_counts_t sc = {sendcounts, NULL, NULL}, sd = {sdispls, NULL, NULL};
     xchg_counts_t rcs = {recvcounts, NULL, NULL}, rd = {rdispls, NULL, NULL};
@@ -135,7 +134,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, -1};
+    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, 0.0, -1};
     double start = start_time();
     int rc = xchg_do_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                               &out);
@@ -149,7 +148,7 @@ int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, -1};
+    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, 0.0, -1};
     double start = start_time();
     int rc = xchg_do_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                &out);
@@ -164,7 +163,7 @@ int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, -1};
+    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, 0.0, -1};
     double start = start_time();
     xchg_counts_t sc = {NULL, sendcounts, NULL}, sd = {NULL, NULL, sdispls};
     xchg_counts_t rcs = {NULL, recvcounts, NULL}, rd = {NULL, NULL, rdispls};

@@ -44,8 +44,6 @@
 #define LEARNED_MAX 256    /* settled shapes remembered for XCHG_LEARN=FILE */
 #define CANDIDATE_SPAN 2.0 /* candidates: predicted within this factor of the best prediction */
 
-int xchg_learn_open;
-
 static xchg_rule_t learned[LEARNED_MAX];
 static int nlearned;
 static pthread_mutex_t learned_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -76,8 +74,6 @@ static xchg_trial_t *trial_for(xchg_shim_state_t *state, const xchg_call_t *call
     *hint = state->next_trial;
     t = &state->trials[state->next_trial];
     state->next_trial = (state->next_trial + 1) % XCHG_TRIALS;
-    if (t->used && !t->settled)
-        __atomic_sub_fetch(&xchg_learn_open, 1, __ATOMIC_RELAXED);
     memset(t, 0, sizeof *t);
     t->used = 1;
     t->coll = call->coll;
@@ -90,8 +86,6 @@ static xchg_trial_t *trial_for(xchg_shim_state_t *state, const xchg_call_t *call
         if (ranked[i].algo != native && ranked[i].time <= CANDIDATE_SPAN * ranked[0].time)
             t->cand[t->ncand++] = ranked[i];
     t->settled = t->ncand == 1;
-    if (!t->settled)
-        __atomic_add_fetch(&xchg_learn_open, 1, __ATOMIC_RELAXED);
     return t;
 }
 
@@ -123,7 +117,6 @@ int xchg_learn_tick(xchg_ctx_t *ctx, int slot)
     t->calls = 0;
     memset(t->ns, 0, sizeof t->ns);
     ctx->shim->epoch++;
-    __atomic_add_fetch(&xchg_learn_open, 1, __ATOMIC_RELAXED);
     return 1;
 }
 
@@ -201,7 +194,6 @@ static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
                                                              : t->relearn * RELEARN_GROWTH;
     t->countdown = t->relearn;
     ctx->shim->epoch++;
-    __atomic_sub_fetch(&xchg_learn_open, 1, __ATOMIC_RELAXED);
     if (xchg_config.verbose && ctx->rank == 0)
         announce(ctx, t, agreed);
     remember(t, ctx->size);

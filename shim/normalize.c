@@ -68,6 +68,8 @@ static int choose(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_outcome_t *out)
     out->ctx = ctx;
     out->algo = choice.algo;
     out->params = choice.params;
+    if (out->trial >= 0) /* a learning trial times the call from here on */
+        out->start = PMPI_Wtime();
     return xchg_algos[choice.algo].native ? XCHG_PASS : MPI_SUCCESS;
 }
 

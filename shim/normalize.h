@@ -35,6 +35,7 @@ typedef struct xchg_outcome {
     xchg_params_t params; /* the parameters the algorithm ran with */
     xchg_ctx_t *ctx;      /* the context, when algo >= 0 */
     int trial;            /* learning slot to report the time to, or -1 */
+    double start;         /* when a trial call started running (after the choice) */
     int learned;          /* learning slot of a settled shape, or -1 (shim/learn.c) */
 } xchg_outcome_t;
 

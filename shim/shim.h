@@ -168,7 +168,6 @@ int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *cho
 int xchg_learn_tick(xchg_ctx_t *ctx, int slot);
 /* The call of trial slot `trial` took seconds on this rank; may agree (collective). */
 int xchg_learn_record(xchg_ctx_t *ctx, int trial, double seconds);
-extern int xchg_learn_open; /* trials not yet settled, in all contexts: calls are timed */
 void xchg_learn_write(void); /* XCHG_LEARN=FILE: world rank 0 writes the learned table */
 
 /* The algorithm that served this process's last call of coll, "name:k=v,...", for the tools;
