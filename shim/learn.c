@@ -92,7 +92,7 @@ static xchg_trial_t *trial_for(xchg_shim_state_t *state, const xchg_call_t *call
 int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice, int *hint)
 {
     xchg_shim_state_t *state = xchg_shim_state(ctx);
-    unsigned bucket = xchg_bucket(xchg_size_key(call));
+    unsigned bucket = xchg_bucket(call->block_bytes);
     unsigned skew = xchg_skew_class(call);
     xchg_trial_t *t;
 

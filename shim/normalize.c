@@ -388,6 +388,34 @@ static int v_agree(xchg_ctx_t *ctx, const uint64_t local[3], xchg_call_t *call,
     return choose(ctx, call, out);
 }
 
+/* The types of an alltoallv, from the last call's when they are the same handles and no type
+ * was freed since; else looked up and remembered. */
+static int v_types(xchg_ctx_t *ctx, int in_place, MPI_Datatype sendtype, MPI_Datatype recvtype,
+                   xchg_type_t *st, xchg_type_t *rt)
+{
+    xchg_memo_t *m = &ctx->shim->vtypes;
+    unsigned type_gen = __atomic_load_n(&xchg_type_generation, __ATOMIC_ACQUIRE);
+    if (m->type_gen == type_gen && m->in_place == in_place && m->recvtype == recvtype &&
+        (in_place || m->sendtype == sendtype)) {
+        *st = m->st;
+        *rt = m->rt;
+        return MPI_SUCCESS;
+    }
+    if (xchg_type_info(recvtype, rt) != MPI_SUCCESS)
+        return MPI_ERR_TYPE;
+    if (in_place)
+        *st = *rt;
+    else if (xchg_type_info(sendtype, st) != MPI_SUCCESS)
+        return MPI_ERR_TYPE;
+    m->type_gen = type_gen;
+    m->in_place = in_place;
+    m->sendtype = sendtype;
+    m->recvtype = recvtype;
+    m->st = *st;
+    m->rt = *rt;
+    return MPI_SUCCESS;
+}
+
 /* Send side: the user's buffer when dense, else (and always with MPI_IN_PLACE) packed. */
 static int v_pack(xchg_ctx_t *ctx, const void *from, xchg_counts_t counts, xchg_counts_t displs,
                   const xchg_type_t *st, size_t total, size_t *sendoffs, const char **send)
@@ -434,17 +462,14 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
     rc = v_predict(ctx, &call, out, &carrying, &decided);
     if (rc != MPI_SUCCESS && rc != XCHG_PASS)
         return rc;
-    out->key = xchg_size_key(&call);
+    out->key = call.block_bytes;
     if (decided && rc == XCHG_PASS && !xchg_config.stats)
         return XCHG_PASS;
-    if (xchg_type_info(recvtype, &rt) != MPI_SUCCESS)
+    if (v_types(ctx, in_place, sendtype, recvtype, &st, &rt) != MPI_SUCCESS)
         return XCHG_PASS;
     if (in_place) {
-        st = rt;
         sendcounts = recvcounts;
         sdispls = rdispls;
-    } else if (xchg_type_info(sendtype, &st) != MPI_SUCCESS) {
-        return XCHG_PASS;
     }
     p = ctx->size;
     for (int j = 0; j < p; j++)
@@ -469,10 +494,10 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
     carry.mine[2] = largest;
     if (!decided) {
         rc = v_agree(ctx, carry.mine, &call, out);
-        out->key = xchg_size_key(&call);
+        out->key = call.block_bytes;
     } else if (xchg_config.forced[XCHG_ALLTOALLV] != XCHG_AUTO) {
         v_shape(&call, p, carry.mine); /* forced: the statistics show this rank's own values */
-        out->key = xchg_size_key(&call);
+        out->key = call.block_bytes;
     }
     if (rc != MPI_SUCCESS)
         return rc;

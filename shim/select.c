@@ -38,7 +38,9 @@
 /* Bumped by xchg_select_forget: cached decisions of an older generation are void. */
 static unsigned config_generation = 1;
 
-/* The size key. alltoall and allgather: the bytes of one block. alltoallv: the mean block of
+/* The size key. Whoever builds an xchg_call_t stores it in block_bytes (for alltoall and
+ * allgather it is that already); everything after reads block_bytes.
+ * alltoall and allgather: the bytes of one block. alltoallv: the mean block of
  * the busiest rank, ceil(max(h1, h2) / p), from the agreed h1 (most bytes any rank sends) and
  * h2 (most bytes any rank receives). The tuning table's block ranges and the model's inputs
  * use this key and nothing else. */
@@ -75,7 +77,7 @@ void xchg_bucket_range(unsigned bucket, size_t *lo, size_t *hi)
  * (0 for even counts, capped at 15). Equal on all ranks: it comes from agreed values. */
 unsigned xchg_skew_class(const xchg_call_t *call)
 {
-    size_t key = xchg_size_key(call), ratio;
+    size_t key = call->block_bytes, ratio;
     unsigned c = 0;
     if (call->coll != XCHG_ALLTOALLV || key == 0)
         return 0;
@@ -221,7 +223,7 @@ static xchg_decision_t *cached_decision(xchg_ctx_t *ctx, const xchg_call_t *call
 {
     xchg_shim_state_t *state = xchg_shim_state(ctx);
     unsigned gen = xchg_select_generation(), skew = xchg_skew_class(call);
-    size_t key = xchg_size_key(call);
+    size_t key = call->block_bytes;
     size_t hash, slot;
     xchg_decision_t *d;
     char reason[512];

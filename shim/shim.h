@@ -117,6 +117,7 @@ typedef struct xchg_memo {
 /* The shim's per-context state, created on first use and freed with the context. */
 typedef struct xchg_shim_state {
     xchg_memo_t memo[2]; /* XCHG_ALLTOALL, XCHG_ALLGATHER */
+    xchg_memo_t vtypes;  /* MPI_Alltoallv: the last call's types only (counts vary) */
     unsigned epoch;      /* bumped whenever learning changes what a call shape runs */
     xchg_decision_t decisions[XCHG_DECISIONS];
     xchg_trial_t trials[XCHG_TRIALS];
