@@ -4,9 +4,16 @@
  * xchg_exchange() runs one communication round: every receive is posted first, then every
  * send, then the round waits for all of them. Messages are PMPI_Irecv/PMPI_Isend of MPI_BYTE
  * on the context's private communicator, so they can never match the user's traffic. A
- * message larger than INT_MAX bytes is split into pieces of at most XCHG_PIECE bytes, posted in
- * order (MPI's non-overtaking rule keeps the pieces matched in order). A message to this rank
- * is a local memcpy (the i-th self send pairs with the i-th self receive).
+ * message larger than XCHG_PIECE_BYTES is split into pieces of at most that many bytes (the
+ * count of a PMPI_Isend is an int). A receive names exactly the bytes its sender sends, so both
+ * sides cut the message the same way; each posts its pieces in order, with the same peer, tag
+ * and communicator, and MPI's non-overtaking rule matches such messages in the order they were
+ * posted, so the k-th piece sent lands in the k-th piece received. A message to this rank is a
+ * local memcpy (the i-th self send pairs with the i-th self receive).
+ *
+ * XCHG_PIECE_BYTES is 2^30 unless the build says otherwise: `make PIECE=4096` builds a library
+ * that splits everything above 4 KiB, so that the test suite exercises splitting without
+ * buffers of gigabytes.
  *
  * Waiting policy (XCHG_WAIT, resolved per context into ctx->yield):
  *   spin:  PMPI_Waitall;
@@ -25,11 +32,16 @@
 #include "xchg.h"
 
 #define XCHG_TAG 7001
-#define XCHG_PIECE ((size_t)1 << 30)
+#ifndef XCHG_PIECE_BYTES
+#define XCHG_PIECE_BYTES ((size_t)1 << 30)
+#endif
+
+_Static_assert((size_t)(XCHG_PIECE_BYTES) > 0 && (size_t)(XCHG_PIECE_BYTES) <= INT_MAX,
+               "XCHG_PIECE_BYTES must be between 1 and INT_MAX");
 
 static int pieces(size_t bytes)
 {
-    return bytes == 0 ? 1 : (int)((bytes + XCHG_PIECE - 1) / XCHG_PIECE);
+    return bytes == 0 ? 1 : (int)((bytes + XCHG_PIECE_BYTES - 1) / XCHG_PIECE_BYTES);
 }
 
 static int reserve_requests(xchg_ctx_t *ctx, int n)
@@ -50,7 +62,7 @@ static int post(xchg_ctx_t *ctx, const xchg_msg_t *msg, int is_send, int *nreqs)
     int rc = MPI_SUCCESS;
     size_t done = 0;
     do {
-        size_t len = msg->bytes - done < XCHG_PIECE ? msg->bytes - done : XCHG_PIECE;
+        size_t len = msg->bytes - done < XCHG_PIECE_BYTES ? msg->bytes - done : XCHG_PIECE_BYTES;
         char *at = (char *)msg->buf + done;
         if (is_send)
             rc = PMPI_Isend(at, (int)len, MPI_BYTE, msg->peer, XCHG_TAG, ctx->comm,

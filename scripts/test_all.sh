@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # make test: the suite (scripts/run_tests.sh) once per MPI named in $TEST_MPIS (default: MPICH,
 # then Open MPI), and one closing line with the totals: "N passed, M failed".
+# Everything must be built first, as `make test` does: `make MPI=... all` for each MPI, and for
+# MPICH also the library that splits messages above $XCHG_TEST_PIECE bytes (default 4096),
+# `make PIECE=4096 lib`, which the MPICH suite runs once more (its section 4).
+# XCHG_TEST_ONLY=REGEX (see run_tests.sh) runs only the cases whose name matches.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 passed=0 failed=0 skipped=0 status=0
 for mpi in ${TEST_MPIS:-mpich openmpi}; do
     case $mpi in mpich) build=build ;; openmpi) build=build/openmpi ;; *) echo "test_all.sh: unknown MPI '$mpi'" >&2; exit 2 ;; esac
