@@ -34,8 +34,8 @@
 #   --warmup N           untimed calls before each line (default 20)
 #   --time-ms MS         time budget per line (default 200; at least 10 iterations)
 #   -o DIR               where the CSVs go (default build/compare)
-# With more ranks than cores xchg waits with sched_yield (XCHG_WAIT=yield), and Open MPI runs
-# with --oversubscribe --mca mpi_yield_when_idle 1. Other XCHG_* variables (XCHG_LEARN, ...)
+# With more ranks than cores Open MPI runs with --oversubscribe --mca mpi_yield_when_idle 1, and
+# xchg waits as its XCHG_WAIT=auto decides (it yields where the MPI library's own wait would not). Other XCHG_* variables (XCHG_LEARN, ...)
 # are passed to the ranks as set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -88,9 +88,6 @@ base="$outdir/$mpi-${ranks}ranks"
 
 # launch PROGRAM ARGS... on $ranks ranks with the chosen MPI
 cores=$(nproc)
-if [ "$ranks" -gt "$cores" ]; then
-    export XCHG_WAIT=yield
-fi
 launch() {
     if [ "$mpi" = openmpi ]; then
         local extra=() var

@@ -68,6 +68,20 @@ static int read_wait(void)
     return 0;
 }
 
+/* Does the MPI library's blocking wait yield the core? Open MPI's does with its MCA parameter
+ * mpi_yield_when_idle, which reaches the ranks as OMPI_MCA_mpi_yield_when_idle (mpirun sets it
+ * itself on an oversubscribed node). MPICH's does not. */
+static int mpi_yields(void)
+{
+#ifdef OPEN_MPI
+    const char *value = getenv("OMPI_MCA_mpi_yield_when_idle");
+    return value && (strcmp(value, "1") == 0 || strcmp(value, "true") == 0 ||
+                     strcmp(value, "yes") == 0);
+#else
+    return 0;
+#endif
+}
+
 /* XCHG_LEARN: unset, empty or 1 = on; 0 = off; anything else names the file to write. */
 static void read_learn(void)
 {
@@ -147,6 +161,7 @@ static void load_table(void)
     xchg_table_load(path, &xchg_config.table, report_table_line, path);
     if (xchg_config.table.has_machine)
         xchg_config.machine = xchg_config.table.machine;
+    xchg_config.machine.native = &xchg_config.table.native; /* native's measured curves */
 }
 
 void xchg_config_load(void)
@@ -164,6 +179,7 @@ void xchg_config_load(void)
     if (xchg_config.disable)
         return;
     xchg_config.wait = read_wait();
+    xchg_config.mpi_yields = mpi_yields();
     xchg_config.stats = read_flag("XCHG_STATS");
     xchg_config.verbose = read_flag("XCHG_VERBOSE");
     xchg_config.strict = read_flag("XCHG_STRICT");

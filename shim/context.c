@@ -244,7 +244,10 @@ static int ctx_open(xchg_ctx_t *ctx, MPI_Comm comm)
     PMPI_Comm_size(ctx->comm, &ctx->size);
     PMPI_Comm_rank(ctx->comm, &ctx->rank);
     rc = ctx_layout(ctx, ctx->comm, &over);
-    ctx->yield = xchg_config.wait == 2 || (xchg_config.wait == 0 && over);
+    /* auto: yield when the node is oversubscribed, unless the MPI library's own wait yields
+     * already (then its blocking wait is the better one: it sleeps inside its progress engine
+     * instead of polling every request from outside) */
+    ctx->yield = xchg_config.wait == 2 || (xchg_config.wait == 0 && over && !xchg_config.mpi_yields);
     return rc;
 }
 

@@ -19,6 +19,8 @@ typedef struct xchg_config {
     int loaded;
     int disable;              /* XCHG_DISABLE=1: pure pass-through */
     int wait;                 /* XCHG_WAIT: 0 auto, 1 spin, 2 yield */
+    int mpi_yields;           /* the MPI library's own blocking wait yields the core (Open MPI
+                                 with mpi_yield_when_idle, which mpirun sets when oversubscribed) */
     int stats;                /* XCHG_STATS=1 */
     int verbose;              /* XCHG_VERBOSE=1 */
     int strict;               /* XCHG_STRICT=1: a forced algorithm that cannot serve a call is an
