@@ -29,16 +29,55 @@
  * Restrictions: none. Every p >= 1; k of 0 acts as 1, k >= p - 1 as p - 1 (one round, every
  * block sent to every rank).
  *
- * Scratch (per call, sized by this rank's largest round):
- *   XCHG_SCRATCH_AG_0: [ areas[k] | schedule messages[k] | sends[k] | recvs[k] | packed runs ]
- *   XCHG_SCRATCH_AG_1: [ the receive of a round that wraps ]
+ * The plan. A plan is a pure function of (p, k, b), so plans are kept in one small
+ * process-wide cache (PLAN_CACHE entries, mutex-protected, shared by every communicator and
+ * thread): a repeated call shape plans once. An entry is never changed or freed once filled,
+ * so a plan found in the cache is used without the lock; when the cache is full, a new shape
+ * is planned per call into scratch (O(k + log b), algos/sched/circulant.c). The cache holds at
+ * most PLAN_CACHE * k area records (48 bytes each), 3 MiB per entry at k = 65535.
+ *
+ * Scratch (per call, sized once):
+ *   XCHG_SCRATCH_AG_0: [ areas[k] (uncached plan) | schedule messages[k] | sends[k] | recvs[k] ]
+ *   XCHG_SCRATCH_AG_1: [ packed runs of this rank's largest round | the receive that wraps ]
  */
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "xchg.h"
 #include "sched/circulant.h"
 
 #define CIRC_ALIGN 64
+#define PLAN_CACHE 8
+
+static xchg_circ_t plan_cache[PLAN_CACHE];
+static int plan_cache_used;
+static pthread_mutex_t plan_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The plan of (p, k, b) (k as xchg_circ_ports returns it): from the cache, planned into the
+ * cache while it has room, else planned into *own with the caller's areas (room for k). */
+static const xchg_circ_t *circ_plan(int p, int k, size_t b, xchg_circ_t *own,
+                                    xchg_circ_area_t *areas)
+{
+    const xchg_circ_t *found = NULL;
+    xchg_circ_area_t *kept;
+
+    pthread_mutex_lock(&plan_cache_lock);
+    for (int i = 0; i < plan_cache_used && !found; i++)
+        if (plan_cache[i].nranks == p && plan_cache[i].nports == k &&
+            plan_cache[i].block_bytes == b)
+            found = &plan_cache[i];
+    if (!found && plan_cache_used < PLAN_CACHE &&
+        (kept = malloc((size_t)k * sizeof *kept)) != NULL) {
+        xchg_circ_plan(&plan_cache[plan_cache_used], p, k, b, kept);
+        found = &plan_cache[plan_cache_used++];
+    }
+    pthread_mutex_unlock(&plan_cache_lock);
+    if (found)
+        return found;
+    xchg_circ_plan(own, p, k, b, areas);
+    return own;
+}
 
 /* Bytes of the round's sends and receives that wrap around the end of recvbuf at this rank
  * (identical consecutive sends are packed once). */
@@ -64,7 +103,8 @@ int xchg_allgather_circulant(xchg_ctx_t *ctx, const void *sendblock, void *recvb
     const size_t b = block_bytes, total = block_bytes * (size_t)ctx->size;
     int p = ctx->size, me = ctx->rank, rc = MPI_SUCCESS, k;
     size_t header, most_packed = 0, most_incoming = 0;
-    xchg_circ_t plan;
+    const xchg_circ_t *plan;
+    xchg_circ_t own;
     xchg_circ_area_t *areas;
     xchg_circ_msg_t *msgs;
     xchg_msg_t *sends, *recvs;
@@ -75,41 +115,38 @@ int xchg_allgather_circulant(xchg_ctx_t *ctx, const void *sendblock, void *recvb
     if (p == 1 || b == 0)
         goto out;
 
-    /* the schedule lives in scratch: areas and messages first, packed runs after */
+    /* the plan (cached, or planned into scratch) and the message lists */
     k = xchg_circ_ports(p, params->nports);
     header = (size_t)k * (sizeof *areas + sizeof *msgs + 2 * sizeof *sends);
-    header = (header + CIRC_ALIGN - 1) / CIRC_ALIGN * CIRC_ALIGN;
     scratch = xchg_scratch(ctx, XCHG_SCRATCH_AG_0, header);
     if (!scratch) {
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
     areas = (xchg_circ_area_t *)scratch;
-    xchg_circ_plan(&plan, p, k, b, areas);
     msgs = (xchg_circ_msg_t *)(areas + k);
-    for (int t = 0; t < plan.nrounds; t++) {
+    sends = (xchg_msg_t *)(msgs + k);
+    recvs = sends + k;
+    plan = circ_plan(p, k, b, &own, areas);
+
+    /* room for this rank's wrapping runs: the packed sends and the receive of a round */
+    for (int t = 0; t < plan->nrounds; t++) {
         size_t send_bytes, recv_bytes;
-        int n = xchg_circ_round_messages(&plan, t, me, msgs);
+        int n = xchg_circ_round_messages(plan, t, me, msgs);
         wrapped_bytes(msgs, n, total, b, &send_bytes, &recv_bytes);
         most_packed = send_bytes > most_packed ? send_bytes : most_packed;
         most_incoming = recv_bytes > most_incoming ? recv_bytes : most_incoming;
     }
-    /* growing slot 0 may move it: keep the plan's areas by planning again afterwards */
-    scratch = xchg_scratch(ctx, XCHG_SCRATCH_AG_0, header + most_packed);
-    incoming = xchg_scratch(ctx, XCHG_SCRATCH_AG_1, most_incoming);
-    if (!scratch || !incoming) {
+    most_packed = (most_packed + CIRC_ALIGN - 1) / CIRC_ALIGN * CIRC_ALIGN;
+    packed = xchg_scratch(ctx, XCHG_SCRATCH_AG_1, most_packed + most_incoming);
+    if (!packed) {
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
-    areas = (xchg_circ_area_t *)scratch;
-    xchg_circ_plan(&plan, p, k, b, areas);
-    msgs = (xchg_circ_msg_t *)(areas + k);
-    sends = (xchg_msg_t *)(msgs + k);
-    recvs = sends + k;
-    packed = scratch + header;
+    incoming = packed + most_packed;
 
-    for (int t = 0; t < plan.nrounds; t++) {
-        int n = xchg_circ_round_messages(&plan, t, me, msgs);
+    for (int t = 0; t < plan->nrounds; t++) {
+        int n = xchg_circ_round_messages(plan, t, me, msgs);
         size_t packed_at = 0, incoming_at = 0;
 
         /* sends from their final addresses; a run that wraps is packed (once if repeated) */

@@ -11,11 +11,12 @@
  * (k+1)^(t+1) / p of the ranks; the last round always wraps one run (charged at the largest
  * area).
  *
- * k left 0: every k in 1 .. min(p - 1, CIRC_MAX_PORTS) is evaluated and the fastest kept
- * (a k at or above p - 1 is the one-round algorithm, k = p - 1).
+ * k left 0: every k in 1 .. min(p - 1, CIRC_MAX_PORTS) is evaluated and the fastest kept.
+ * Each costs O(d + log b) (xchg_circ_shape: the plan's numbers without its areas). The
+ * parameter is returned as it runs: k = min(k, p - 1), at least 1 (a k at or above p - 1 is
+ * the one-round algorithm).
  */
 #include <math.h>
-#include <stdlib.h>
 
 #include "cost.h"
 #include "../algos/sched/circulant.h"
@@ -24,26 +25,16 @@
 
 static double circulant_time(int p, int k, size_t b, const xchg_machine_t *machine)
 {
-    xchg_circ_area_t few[CIRC_MAX_PORTS], *areas = few;
     xchg_circ_t plan;
-    double t = 0.0, copied = (double)b;
+    double t = 0.0, copied = (double)b, held = 1.0; /* (k+1)^round */
 
-    k = xchg_circ_ports(p, k);
-    if (k > CIRC_MAX_PORTS) {
-        areas = malloc((size_t)k * sizeof *areas);
-        if (!areas)
-            return INFINITY;
-    }
-    xchg_circ_plan(&plan, p, k, b, areas);
-    for (int round = 0; round + 1 < plan.nrounds; round++) {
-        double held = xchg_circ_held(&plan, round);
+    xchg_circ_shape(&plan, p, k, b);
+    for (int round = 0; round + 1 < plan.nrounds; round++, held *= plan.nports + 1) {
         t += xchg_cost_round(machine, plan.nports, (size_t)held * b);
         copied += held * b * held * (plan.nports + 1) / p;
     }
     t += xchg_cost_round(machine, plan.nareas, plan.last_cap);
     copied += (double)plan.last_cap;
-    if (areas != few)
-        free(areas);
     return t + copied * machine->rho;
 }
 
@@ -55,11 +46,12 @@ double xchg_cost_allgather_circulant(const xchg_call_t *call, const xchg_machine
     double best = INFINITY;
 
     if (p <= 1) {
-        params->nports = params->nports > 0 ? params->nports : 1;
+        params->nports = 1;
         return (double)b * machine->rho;
     }
     if (params->nports > 0) {
         /* a given k: the schedule uses at most p - 1 ports, and so does the model */
+        params->nports = xchg_circ_ports(p, params->nports);
         return circulant_time(p, params->nports, b, machine);
     }
     for (int k = 1; k <= CIRC_MAX_PORTS && k <= p - 1; k++) {

@@ -43,77 +43,122 @@ int xchg_circ_excluded(int nranks, int nports, size_t block_bytes)
     return below * (nports + 1) - nports < nranks && nranks < below * (nports + 1);
 }
 
-/* The end of the longest run that starts at cell `pos`, holds at most `cap` cells and stays
- * within n1 columns of its first column. */
+/* Where k greedy runs of at most `cap` cells end: each run starts where the last one ended
+ * and is the longest that holds at most cap cells and stays within n1 columns of its first
+ * column (the end a run can reach does not decrease with its start, so the greedy runs reach
+ * furthest). Closed form instead of k steps. With cap <= (n1 - 1) b + 1 the column span never
+ * binds (a run from row u ends by row u + cap <= n1 b), so the runs end at k cap. Above, with
+ * c = cap - (n1 - 1) b in 2 .. b (a cap above n1 b acts as n1 b), a run from row u <= b - c
+ * takes cap cells and moves the row to u + c, a run from a higher row ends at the column
+ * boundary n1 columns on: from row 0 the runs repeat in cycles of q = floor(b / c) runs of cap
+ * cells (rows 0, c, .., (q-1) c), plus, when q c < b, one run to the boundary. */
+static size_t runs_reach(size_t runs, size_t cap, size_t block_bytes, int n1)
+{
+    size_t b = block_bytes, span = (size_t)n1 * b, c, q, cycle, advance;
+
+    if (cap > span)
+        cap = span;
+    if (cap + b <= span + 1)
+        return runs * cap;
+    c = cap + b - span;
+    q = b / c;
+    cycle = q * c == b ? q : q + 1;
+    advance = q * c == b ? q * cap : (q * (size_t)(n1 - 1) + (size_t)n1) * b;
+    return runs / cycle * advance + runs % cycle * cap;
+}
+
+/* The smallest cap k column-major runs can meet (bisection between ceil(b n2 / k) and
+ * b ceil(n2 / k), which whole columns always meet) and how many runs it takes. */
+static size_t last_round(int n1, int n2, int nports, size_t block_bytes, int *nareas)
+{
+    size_t b = block_bytes, cells = b * (size_t)n2, lo, hi, used_lo = 1, used_hi;
+
+    *nareas = 0;
+    if (cells == 0)
+        return 0;
+    lo = (cells + (size_t)nports - 1) / (size_t)nports;
+    hi = b * (size_t)((n2 + nports - 1) / nports);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (runs_reach((size_t)nports, mid, b, n1) >= cells)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    /* the fewest runs of that cap that cover the table */
+    used_hi = (size_t)nports;
+    while (used_lo < used_hi) {
+        size_t mid = used_lo + (used_hi - used_lo) / 2;
+        if (runs_reach(mid, lo, b, n1) >= cells)
+            used_hi = mid;
+        else
+            used_lo = mid + 1;
+    }
+    *nareas = (int)used_lo;
+    return lo;
+}
+
+/* The end of the run of at most cap cells that starts at cell pos (see runs_reach). */
 static size_t run_end(size_t pos, size_t cap, size_t block_bytes, int n1)
 {
     size_t by_span = (pos / block_bytes + (size_t)n1) * block_bytes;
     return pos + cap < by_span ? pos + cap : by_span;
 }
 
-/* Can k runs of at most cap cells cover the n2 x b table? Greedy longest runs are optimal. */
-static int cap_feasible(size_t cap, int nports, size_t block_bytes, int n1, int n2)
+/* The feeders. Area a in column L takes the largest offset o = n1 + L - m not used by an
+ * earlier area, m in 0 .. most (the paper's m = 0 when nothing is free). Columns do not
+ * decrease with a, so the used offsets are all <= the current n1 + L: either n1 + L is new
+ * (m = 0), or it is the top of the run of used offsets [lo, n1 + L], and the largest free
+ * offset is lo - 1. Only that top run needs tracking: two areas share a column only when the
+ * cap is below b, and then every column holds the start of an area, so n1 + L grows by one
+ * from column to column and the used offsets stay one run. O(1) per area instead of a search
+ * over the earlier areas (O(k^2) for k = p - 1). */
+typedef struct feeders {
+    int lo, hi; /* the top run of used offsets; empty when hi < lo */
+} feeders_t;
+
+static void feed(feeders_t *used, xchg_circ_area_t *area, int n1, int most)
 {
-    size_t pos = 0, cells = block_bytes * (size_t)n2;
-    for (int a = 0; a < nports && pos < cells; a++)
-        pos = run_end(pos, cap, block_bytes, n1);
-    return pos >= cells;
+    int top = n1 + area->column;
+    area->feeder = 0;
+    if (top > used->hi) {
+        used->lo = top == used->hi + 1 && used->hi >= used->lo ? used->lo : top;
+        used->hi = top;
+    } else if (top - used->lo + 1 <= most) {
+        area->feeder = top - used->lo + 1;
+        used->lo--;
+    }
+    area->offset = top - area->feeder;
 }
 
 size_t xchg_circ_partition(int n1, int n2, int nports, size_t block_bytes, xchg_circ_area_t *areas,
                            int *nareas)
 {
-    size_t b = block_bytes, cells = b * (size_t)n2, lo, hi, pos = 0;
+    size_t b = block_bytes, cells = b * (size_t)n2, cap, pos = 0;
+    feeders_t used = {1, 0};
 
-    *nareas = 0;
     for (int a = 0; a < nports; a++)
         areas[a] = (xchg_circ_area_t){0, 0, 0, 0, 0, 0};
-    if (cells == 0)
-        return 0;
+    cap = last_round(n1, n2, nports, b, nareas);
 
-    /* the smallest cap that a partition into k column-major runs can meet */
-    lo = (cells + (size_t)nports - 1) / (size_t)nports;
-    hi = b * (size_t)((n2 + nports - 1) / nports);
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (cap_feasible(mid, nports, b, n1, n2))
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-
-    /* the areas themselves, each with a feeder whose offset is not taken yet if possible */
-    for (int a = 0; a < nports && pos < cells; a++) {
+    /* the areas themselves: the greedy runs of the cap, each with its feeder */
+    for (int a = 0; a < *nareas; a++) {
         xchg_circ_area_t *area = &areas[a];
-        size_t end = run_end(pos, lo, b, n1), first_row = pos % b;
-        int most;
+        size_t end = run_end(pos, cap, b, n1), first_row = pos % b;
 
         if (end > cells)
             end = cells;
-        most = (int)(((size_t)n1 * b - first_row - (end - pos)) / b);
         area->first_cell = pos;
         area->bytes = end - pos;
         area->column = (int)(pos / b);
-        area->feeder = 0;
-        for (int m = 0; m <= most; m++) {
-            int used = 0;
-            for (int e = 0; e < a; e++)
-                used |= areas[e].offset == n1 + area->column - m;
-            if (!used) {
-                area->feeder = m;
-                break;
-            }
-        }
-        area->offset = n1 + area->column - area->feeder;
+        feed(&used, area, n1, (int)(((size_t)n1 * b - first_row - (end - pos)) / b));
         area->send_start = (size_t)area->feeder * b + first_row;
-        (*nareas)++;
         pos = end;
     }
-    return lo;
+    return cap;
 }
 
-void xchg_circ_plan(xchg_circ_t *plan, int nranks, int nports, size_t block_bytes,
-                    xchg_circ_area_t *areas)
+void xchg_circ_shape(xchg_circ_t *plan, int nranks, int nports, size_t block_bytes)
 {
     int64_t below;
 
@@ -127,9 +172,16 @@ void xchg_circ_plan(xchg_circ_t *plan, int nranks, int nports, size_t block_byte
     plan->n1 = (int)below;
     plan->n2 = nranks - plan->n1;
     plan->excluded = xchg_circ_excluded(nranks, nports, block_bytes);
+    plan->areas = NULL;
+    plan->last_cap = last_round(plan->n1, plan->n2, nports, block_bytes, &plan->nareas);
+}
+
+void xchg_circ_plan(xchg_circ_t *plan, int nranks, int nports, size_t block_bytes,
+                    xchg_circ_area_t *areas)
+{
+    xchg_circ_shape(plan, nranks, nports, block_bytes);
     plan->areas = areas;
-    plan->last_cap =
-        xchg_circ_partition(plan->n1, plan->n2, nports, block_bytes, areas, &plan->nareas);
+    xchg_circ_partition(plan->n1, plan->n2, plan->nports, block_bytes, areas, &plan->nareas);
 }
 
 int xchg_circ_held(const xchg_circ_t *plan, int round)

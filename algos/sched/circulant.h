@@ -24,17 +24,20 @@
  * on the area size, taking the longest run that fits at every area is optimal (the end each
  * area can reach does not decrease with its start), so the smallest feasible cap is found by
  * bisection between ceil(b n2 / k) and b ceil(n2 / k) (areas of whole columns, always
- * feasible). The cap is ceil(b n2 / k) wherever Proposition 4.2 proves it possible (checked
- * by tests/unit/test_sched_circulant.c for every p < 1000, k <= 9, b <= 16 and some b up to
- * 64 KiB); in the range the paper excludes (b >= 3, k >= 3, (k+1)^d - k < p < (k+1)^d) it
- * may exceed that by at most b - 1, with C1 kept at d: the second option of the paper's
- * Remark (about half of the excluded cases still meet the bound).
+ * feasible); feasibility of a cap is a closed form (the greedy runs repeat in cycles), so the
+ * partition costs O(log b) and the areas O(k). The cap is ceil(b n2 / k) wherever
+ * Proposition 4.2 proves it possible (checked by tests/unit/test_sched_circulant.c for every
+ * p < 1000, k <= 9, b <= 16 and some b up to 64 KiB); in the range the paper excludes (b >= 3,
+ * k >= 3, (k+1)^d - k < p < (k+1)^d) it may exceed that by at most b - 1, with C1 kept at d:
+ * the second option of the paper's Remark (about half of the excluded cases still meet the
+ * bound).
  *
  * Offsets of the last round. The paper gives area a the offset n1 + L (its leftmost column is
  * fed by tree node 0). When several areas start in the same column (n2 < k), an area may be
  * fed by tree node m (offset n1 + L - m, any m with m * b + u0 + bytes <= n1 * b); the first m
  * whose offset no earlier area uses is taken, so the k messages go to k different ranks
- * whenever the held blocks allow. The table partition and C2 do not change.
+ * whenever the held blocks allow (found in O(1) per area, see circulant.c). The table
+ * partition and C2 do not change.
  *
  * Addresses. Everything is a contiguous run of bytes of the concatenated result (p * b bytes,
  * block q at q * b), taken modulo p * b, and a byte keeps its address from sender to receiver:
@@ -76,9 +79,14 @@ typedef struct xchg_circ {
 /* The number of ports the schedule uses for a requested k (k < 1 acts as 1). */
 int xchg_circ_ports(int nranks, int nports);
 
-/* Plan the schedule; areas must have room for xchg_circ_ports(nranks, nports) entries. */
+/* Plan the schedule; areas must have room for xchg_circ_ports(nranks, nports) entries.
+ * O(k + log b). */
 void xchg_circ_plan(xchg_circ_t *plan, int nranks, int nports, size_t block_bytes,
                     xchg_circ_area_t *areas);
+
+/* The plan's numbers without its areas (areas = NULL): rounds, n1, n2, nareas, last_cap,
+ * excluded. O(log k + log b + d): what the cost model needs. */
+void xchg_circ_shape(xchg_circ_t *plan, int nranks, int nports, size_t block_bytes);
 
 /* The last-round table partition alone: n2 columns of b cells into k areas of column span at
  * most n1 (Proposition 4.2). Fills areas[0 .. k-1] (unused ones zeroed), sets *nareas and

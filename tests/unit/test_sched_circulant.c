@@ -13,7 +13,12 @@
  * Remark). The C2 claim alone is also checked from the plan for p < 1000, k < 10 and b up to
  * 64 KiB. Golden values: the paper's Table 1 partition, Fig. 9 (p = 5, k = 1), the
  * xchg-sched example p = 10 k = 3 b = 3, an excluded case, distinct feeders, k clamping; and
- * the cost model's exact predictions and choices.
+ * the cost model's exact predictions, choices and the k it returns (as it runs, <= p - 1).
+ * The planning (closed-form cap, O(1) feeders) is checked area by area against the reference
+ * partition it replaced (k greedy runs per tried cap, a search of the earlier areas per
+ * feeder) for every p <= 96 and k <= p + 1 and for large p (up to 3001) with k up to p - 1;
+ * xchg_circ_shape against the plan's numbers; and plans at p = 65536 with k up to p - 1 for
+ * a sample of receiving ranks (every byte held by its sender, arriving once, none missing).
  */
 #include <math.h>
 #include <stdint.h>
@@ -267,6 +272,232 @@ static void check_plans(void)
             }
 }
 
+/* The partition as it was planned before the closed-form cap and the O(1) feeders: k greedy
+ * runs per tried cap, and every earlier area searched for each feeder. The new planning must
+ * give the same areas, field by field, so that every byte travels as before. */
+static size_t ref_run_end(size_t pos, size_t cap, size_t b, int n1)
+{
+    size_t by_span = (pos / b + (size_t)n1) * b;
+    return pos + cap < by_span ? pos + cap : by_span;
+}
+
+static int ref_feasible(size_t cap, int k, size_t b, int n1, int n2)
+{
+    size_t pos = 0, cells = b * (size_t)n2;
+    for (int a = 0; a < k && pos < cells; a++)
+        pos = ref_run_end(pos, cap, b, n1);
+    return pos >= cells;
+}
+
+static size_t ref_partition(int n1, int n2, int k, size_t b, xchg_circ_area_t *areas, int *nareas)
+{
+    size_t cells = b * (size_t)n2, lo, hi, pos = 0;
+    *nareas = 0;
+    for (int a = 0; a < k; a++)
+        areas[a] = (xchg_circ_area_t){0, 0, 0, 0, 0, 0};
+    if (cells == 0)
+        return 0;
+    lo = (cells + (size_t)k - 1) / (size_t)k;
+    hi = b * (size_t)((n2 + k - 1) / k);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ref_feasible(mid, k, b, n1, n2))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    for (int a = 0; a < k && pos < cells; a++) {
+        xchg_circ_area_t *area = &areas[a];
+        size_t end = ref_run_end(pos, lo, b, n1), first_row = pos % b;
+        int most;
+        if (end > cells)
+            end = cells;
+        most = (int)(((size_t)n1 * b - first_row - (end - pos)) / b);
+        area->first_cell = pos;
+        area->bytes = end - pos;
+        area->column = (int)(pos / b);
+        for (int m = 0; m <= most; m++) {
+            int used = 0;
+            for (int e = 0; e < a; e++)
+                used |= areas[e].offset == n1 + area->column - m;
+            if (!used) {
+                area->feeder = m;
+                break;
+            }
+        }
+        area->offset = n1 + area->column - area->feeder;
+        area->send_start = (size_t)area->feeder * b + first_row;
+        (*nareas)++;
+        pos = end;
+    }
+    return lo;
+}
+
+/* The plan of (p, k, b) against the reference partition, and its numbers against
+ * xchg_circ_shape. */
+static void check_against_reference(int p, int k, size_t b, xchg_circ_area_t *areas,
+                                    xchg_circ_area_t *expected)
+{
+    xchg_circ_t plan, shape;
+    size_t cap;
+    int nareas, same = 1;
+
+    xchg_circ_plan(&plan, p, k, b, areas);
+    xchg_circ_shape(&shape, p, k, b);
+    cap = ref_partition(plan.n1, plan.n2, plan.nports, b, expected, &nareas);
+    CHECK(plan.last_cap == cap && plan.nareas == nareas,
+          "reference p=%d k=%d b=%zu: cap %zu areas %d, expected %zu %d", p, k, b, plan.last_cap,
+          plan.nareas, cap, nareas);
+    for (int a = 0; a < plan.nports && same; a++)
+        same = areas[a].first_cell == expected[a].first_cell &&
+               areas[a].bytes == expected[a].bytes && areas[a].column == expected[a].column &&
+               areas[a].feeder == expected[a].feeder && areas[a].offset == expected[a].offset &&
+               areas[a].send_start == expected[a].send_start;
+    CHECK(same, "reference p=%d k=%d b=%zu: the areas differ from the reference partition", p, k,
+          b);
+    CHECK(shape.nrounds == plan.nrounds && shape.n1 == plan.n1 && shape.n2 == plan.n2 &&
+              shape.nports == plan.nports && shape.nareas == plan.nareas &&
+              shape.last_cap == plan.last_cap && shape.excluded == plan.excluded &&
+              shape.areas == NULL,
+          "shape p=%d k=%d b=%zu: d %d n1 %d areas %d cap %zu, plan %d %d %d %zu", p, k, b,
+          shape.nrounds, shape.n1, shape.nareas, shape.last_cap, plan.nrounds, plan.n1, plan.nareas,
+          plan.last_cap);
+}
+
+static void check_references(void)
+{
+    static const size_t bs[] = {1, 2, 3, 5, 8, 13};
+    static const int big_p[] = {1000, 1023, 1024, 2426, 3001};
+    int most = 3001;
+    xchg_circ_area_t *areas = malloc((size_t)most * sizeof *areas);
+    xchg_circ_area_t *expected = malloc((size_t)most * sizeof *expected);
+
+    if (!areas || !expected) {
+        CHECK(0, "out of memory for the reference plans");
+        goto out;
+    }
+    /* every k for small p, k = p - 1 included */
+    for (int p = 1; p <= 96; p++)
+        for (int k = 1; k <= p + 1; k++)
+            for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++)
+                check_against_reference(p, k, bs[i], areas, expected);
+    /* large p: the ports where several areas share a column (n2 < k) and around */
+    for (size_t i = 0; i < sizeof big_p / sizeof big_p[0]; i++) {
+        int p = big_p[i];
+        const int ks[] = {1, 2, 7, 40, p / 3, p / 2, p / 2 + 1, p - 3, p - 2, p - 1};
+        for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {
+            check_against_reference(p, ks[j], 1, areas, expected);
+            check_against_reference(p, ks[j], 7, areas, expected);
+            check_against_reference(p, ks[j], 64, areas, expected);
+        }
+    }
+out:
+    free(areas);
+    free(expected);
+}
+
+/* A plan too large for the simulator (p = 65536, k up to p - 1), checked for a sample of
+ * receiving ranks: every message a sampled rank receives is a run its sender holds before the
+ * round, no byte arrives twice, and at the end the rank holds all p b bytes. The messages are
+ * computed from the plan as circulant.h describes them and compared with
+ * xchg_circ_round_messages for the sampled senders. */
+static void check_large(int p, int k, size_t b)
+{
+    const int sample[] = {0, 1, 2, p / 3, p / 2, p - 2, p - 1};
+    size_t total = b * (size_t)p;
+    int kk = xchg_circ_ports(p, k);
+    xchg_circ_area_t *areas = malloc((size_t)kk * sizeof *areas);
+    xchg_circ_msg_t *msgs = malloc((size_t)kk * sizeof *msgs);
+    unsigned char *have = malloc(total);
+    xchg_circ_t plan;
+
+    if (!areas || !msgs || !have) {
+        CHECK(0, "out of memory for p=%d k=%d", p, k);
+        goto out;
+    }
+    xchg_circ_plan(&plan, p, k, b, areas);
+    check_c2(p, k, b, &plan, xchg_circ_c2(&plan));
+    for (size_t s = 0; s < sizeof sample / sizeof sample[0]; s++) {
+        int dst = sample[s], bad = 0;
+        size_t missing = 0;
+        memset(have, 0, total);
+        memset(have + (size_t)dst * b, 1, b);
+        for (int t = 0; t < plan.nrounds && !bad; t++) {
+            int last = t == plan.nrounds - 1, n;
+            size_t held = last ? (size_t)plan.n1 : (size_t)xchg_circ_held(&plan, t);
+            int nmsgs = last ? plan.nareas : plan.nports;
+            /* the sender's messages, from the library, for the sampled senders */
+            n = xchg_circ_round_messages(&plan, t, dst, msgs);
+            CHECK(n == nmsgs, "p=%d k=%d round %d: rank %d sends %d messages, expected %d", p, k, t,
+                  dst, n, nmsgs);
+            for (int i = 0; i < nmsgs && !bad; i++) {
+                int offset = last ? plan.areas[i].offset : (i + 1) * (int)held;
+                int src = (int)(((long)dst + offset) % p);
+                size_t start =
+                    last ? ((size_t)src * b + plan.areas[i].send_start) % total : (size_t)src * b;
+                size_t bytes = last ? plan.areas[i].bytes : held * b;
+                size_t from_own = (start + total - (size_t)src * b) % total;
+                if (i < n && (msgs[i].offset != offset ||
+                              msgs[i].start !=
+                                  ((size_t)dst * b + (start + total - (size_t)src * b)) % total ||
+                              msgs[i].bytes != bytes))
+                    bad = 1;
+                /* the sender holds blocks src .. src + held - 1 */
+                if (from_own + bytes > held * b)
+                    bad = 2;
+                for (size_t u = 0; u < bytes && !bad; u++) {
+                    size_t at = (start + u) % total;
+                    if (have[at])
+                        bad = 3;
+                    have[at] = 1;
+                }
+            }
+        }
+        for (size_t u = 0; u < total; u++)
+            missing += !have[u];
+        CHECK(!bad && missing == 0,
+              "large plan p=%d k=%d b=%zu, rank %d: problem %d (1 message differs, 2 not held, "
+              "3 twice), %zu bytes missing",
+              p, k, b, dst, bad, missing);
+    }
+out:
+    free(areas);
+    free(msgs);
+    free(have);
+}
+
+static void check_large_plans(void)
+{
+    int p = 65536;
+    xchg_circ_t plan;
+    xchg_circ_area_t *areas = malloc((size_t)(p - 1) * sizeof *areas);
+
+    check_large(p, p - 1, 1);
+    check_large(p, p - 1, 3);
+    check_large(p, p - 2, 3); /* d = 2, one column in the last round: 3 areas */
+    check_large(p, 40000, 5); /* d = 2, areas of 4 bytes: several start in a column */
+    check_large(p, 255, 5);   /* d = 2, 256 x 256 */
+    check_large(p, 16, 1 << 10);
+    /* k = p - 1: one round, area a is block a + 1 of the receiver, over offset a + 1 */
+    if (!areas) {
+        CHECK(0, "out of memory for p=%d", p);
+        return;
+    }
+    xchg_circ_plan(&plan, p, p - 1, 7, areas);
+    for (int a = 0; a < p - 1; a++)
+        if (areas[a].first_cell != (size_t)a * 7 || areas[a].bytes != 7 || areas[a].column != a ||
+            areas[a].feeder != 0 || areas[a].offset != a + 1 || areas[a].send_start != 0) {
+            CHECK(0, "p=%d k=p-1 b=7: area %d is %zu %zu %d %d %d %zu", p, a, areas[a].first_cell,
+                  areas[a].bytes, areas[a].column, areas[a].feeder, areas[a].offset,
+                  areas[a].send_start);
+            break;
+        }
+    CHECK(plan.nrounds == 1 && plan.n1 == 1 && plan.nareas == p - 1 && plan.last_cap == 7,
+          "p=%d k=p-1 b=7: d %d n1 %d areas %d cap %zu", p, plan.nrounds, plan.n1, plan.nareas,
+          plan.last_cap);
+    free(areas);
+}
+
 static void check_area(const xchg_circ_area_t *a, size_t first, size_t bytes, int column,
                        int offset, size_t send_start, const char *what)
 {
@@ -385,12 +616,21 @@ static void check_cost(void)
     expected = 2e-6 + (3 * 3 + 6 * 3) * 1e-9;
     CHECK(k == 3 && fabs(t - expected) < 1e-15, "cost p=10 k=3 b=3: k %d t %.9g, expected %.9g", k,
           t, expected);
-    /* a k above p - 1 is the one-round algorithm */
+    /* a k above p - 1 is the one-round algorithm, and is returned as it runs: k = p - 1 */
     k = 50;
     t = model(4, 8, &plain, &k);
     expected = 1e-6 + 3 * 8e-9;
-    CHECK(k == 50 && fabs(t - expected) < 1e-15, "cost p=4 k=50 b=8: k %d t %.9g, expected %.9g", k,
-          t, expected);
+    CHECK(k == 3 && fabs(t - expected) < 1e-15, "cost p=4 k=50 b=8: k %d t %.9g, expected 3 %.9g",
+          k, t, expected);
+    k = 1000000;
+    t = model(65536, 1, &plain, &k);
+    CHECK(k == 65535 && isfinite(t), "cost p=65536 k=1000000: k %d t %g, expected k=65535", k, t);
+    k = 7;
+    model(1, 8, &plain, &k);
+    CHECK(k == 1, "cost p=1 k=7: k %d, expected 1", k);
+    k = 5;
+    model(6, 8, &plain, &k);
+    CHECK(k == 5, "cost p=6 k=5: k %d, expected 5 (kept)", k);
     /* free ports and costly start-ups: as many ports as rounds can use */
     for (int p = 2; p <= 17; p++) {
         k = 0;
@@ -411,6 +651,8 @@ static void check_cost(void)
 int main(void)
 {
     check_golden();
+    check_references();
+    check_large_plans();
     check_plans();
     check_schedules();
     check_cost();
