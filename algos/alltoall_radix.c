@@ -93,7 +93,7 @@ int xchg_alltoall_radix(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, siz
 
     /* scratch for the largest round */
     xchg_radix_init(&sched, p, params->radix, params->nports);
-    most_steps = sched.nports < sched.radix - 1 ? sched.nports : sched.radix - 1;
+    most_steps = sched.nports; /* at most r - 1: xchg_radix_init clamps k */
     for (int q = 0; q < sched.nrounds; q++) {
         size_t blocks = xchg_radix_round_total_blocks(&sched, q);
         most_blocks = blocks > most_blocks ? blocks : most_blocks;

@@ -26,6 +26,8 @@ void xchg_radix_init(xchg_radix_t *sched, int nranks, int radix, int nports)
         radix = nranks;
     if (nports < 1)
         nports = 1;
+    if (nports > radix - 1)
+        nports = radix - 1; /* a round holds the steps of one subphase: at most r - 1 */
     sched->nranks = nranks;
     sched->radix = radix;
     sched->nports = nports;

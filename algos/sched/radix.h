@@ -37,7 +37,7 @@
 typedef struct xchg_radix {
     int nranks;                        /* p >= 1 */
     int radix;                         /* r: values below 2 act as 2, above p as p */
-    int nports;                        /* k >= 1: values below 1 act as 1 */
+    int nports;                        /* k: below 1 acts as 1, above r - 1 as r - 1 */
     int ndigits;                       /* w = ceil(log_r p); 0 when p = 1 */
     int weight[XCHG_RADIX_MAX_DIGITS]; /* r^x for x < w */
     int last_steps;                    /* steps of subphase w-1: ceil(p / r^(w-1)) - 1 */

@@ -13,7 +13,8 @@
  * paper's C2 bound for k = 1 and within the corrected bound for every k (radix.h). Golden
  * values for small cases (the paper's Fig. 3, p = 9 r = 3, the k-port counterexample), and the
  * cost model's choices at the extremes (beta dominant: r = 2; tau dominant: r = p), exact
- * predicted times, and its run-by-run pricing against a round-by-round sum for p <= 150.
+ * predicted times, its run-by-run pricing against a round-by-round sum for p <= 150, and the
+ * r and k it returns: as the algorithm runs them (r <= p, k <= r - 1), given or chosen.
  */
 #include <math.h>
 #include <stdio.h>
@@ -299,6 +300,10 @@ static void check_golden(void)
     CHECK(s.radix == 7 && s.nports == 1 && s.ndigits == 1 && s.nrounds == 6,
           "p=7 r=100 k=0: r=%d k=%d w=%d C1=%d, expected 7 1 1 6", s.radix, s.nports, s.ndigits,
           s.nrounds);
+    xchg_radix_init(&s, 7, 3, 50);
+    CHECK(s.radix == 3 && s.nports == 2 && s.nrounds == 2,
+          "p=7 r=3 k=50: r=%d k=%d C1=%d, expected 3 2 2 (k above r - 1 acts as r - 1)", s.radix,
+          s.nports, s.nrounds);
     xchg_radix_init(&s, 7, 0, 2);
     CHECK(s.radix == 2 && s.nrounds == 3, "p=7 r=0: r=%d C1=%d, expected 2 3", s.radix, s.nrounds);
     xchg_radix_init(&s, 1, 2, 1);
@@ -315,6 +320,22 @@ static double model_time(int p, size_t b, const xchg_machine_t *m, int r, int k)
     call.comm_size = p;
     call.block_bytes = b;
     return xchg_cost_alltoall_radix(&call, m, &params);
+}
+
+/* The model with r and k in and out. */
+static double model_time_params(int p, size_t b, const xchg_machine_t *m, int *r, int *k)
+{
+    xchg_call_t call;
+    xchg_params_t params = {*r, *k, 0};
+    double t;
+    memset(&call, 0, sizeof call);
+    call.coll = XCHG_ALLTOALL;
+    call.comm_size = p;
+    call.block_bytes = b;
+    t = xchg_cost_alltoall_radix(&call, m, &params);
+    *r = params.radix;
+    *k = params.nports;
+    return t;
 }
 
 /* The model's round sum against a round-by-round sum (tau only, so bytes count exactly). */
@@ -338,6 +359,42 @@ static void check_cost_rounds(void)
                       "round by round %.12g",
                       p, r, k, t, naive);
             }
+}
+
+/* The model returns r and k as the algorithm runs them (algos/alltoall_radix.c through
+ * xchg_radix_init): r = min(r, p) >= 2, k = min(k, r - 1) >= 1, whether given or chosen, and
+ * the time of what runs. */
+static void check_normalised(void)
+{
+    const xchg_machine_t plain = {1e-6, 1e-9, 0.0, 1.0};
+    const xchg_machine_t shared = {3e-6, 2e-10, 1e-10, 2.0}; /* ports that share badly */
+    static const int sizes[] = {1, 2, 3, 5, 8, 64, 100, 1024, 65536};
+    static const int radices[] = {0, 2, 3, 7, 100, 1000000};
+    static const int ports[] = {0, 1, 2, 5, 99, 1000000};
+
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (size_t j = 0; j < sizeof radices / sizeof radices[0]; j++)
+            for (size_t n = 0; n < sizeof ports / sizeof ports[0]; n++)
+                for (int m = 0; m < 2; m++) {
+                    int p = sizes[i], r = radices[j], k = ports[n];
+                    const xchg_machine_t *machine = m ? &shared : &plain;
+                    double t = model_time_params(p, 8, machine, &r, &k), ran;
+                    int want_r = radices[j] == 0 ? r : radices[j] < p ? radices[j] : p;
+                    xchg_radix_t sched;
+                    if (want_r < 2)
+                        want_r = 2;
+                    xchg_radix_init(&sched, p, r, k);
+                    CHECK(r == want_r && r >= 2 && (r <= p || p < 2) && k >= 1 && k <= r - 1 &&
+                              (ports[n] == 0 || k == (ports[n] < r - 1 ? ports[n] : r - 1)) &&
+                              sched.radix == (p < 2 ? 2 : r) && sched.nports == k,
+                          "normalised p=%d r=%d k=%d: returned r=%d k=%d (schedule r=%d k=%d)", p,
+                          radices[j], ports[n], r, k, sched.radix, sched.nports);
+                    /* the returned values, given back, price the same */
+                    ran = model_time(p, 8, machine, r, k);
+                    CHECK(fabs(ran - t) <= 1e-12 * t,
+                          "normalised p=%d r=%d k=%d: %.12g, and %.12g given r=%d k=%d back", p,
+                          radices[j], ports[n], t, ran, r, k);
+                }
 }
 
 static void check_cost(void)
@@ -389,15 +446,17 @@ static void check_cost(void)
     t = model_time(9, 10, &plain, 3, 2);
     CHECK(fabs(t - 2 * (1e-6 + 60 * 1e-9)) < 1e-15, "cost p=9 r=3 k=2 b=10: %.9g, expected %.9g", t,
           2 * (1e-6 + 60 * 1e-9));
-    /* given parameters stay as given, an r above p included */
+    /* given parameters are returned as they run: an r above p acts as p, a k above r - 1 as
+     * r - 1 (and the time is that of what runs) */
     call.comm_size = 6;
     call.block_bytes = 100;
     params = (xchg_params_t){50, 2, 0};
     t = xchg_cost_alltoall_radix(&call, &plain, &params);
-    CHECK(params.radix == 50 && params.nports == 2 &&
+    CHECK(params.radix == 6 && params.nports == 2 &&
               fabs(t - model_time(6, 100, &plain, 6, 2)) < 1e-15,
-          "cost p=6 r=50 k=2: r=%d k=%d t=%g, expected r=50 k=2 and the time of r=6", params.radix,
+          "cost p=6 r=50 k=2: r=%d k=%d t=%g, expected r=6 k=2 and the time of r=6", params.radix,
           params.nports, t);
+    check_normalised();
     /* local copies: r = 2 packs (p = 4: ids {1,3} and {2,3}) and unpacks, r = p copies only
      * the block to self */
     {
