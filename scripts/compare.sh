@@ -5,7 +5,7 @@
 #   scripts/compare.sh --mpi mpich -n 2
 #   scripts/compare.sh --mpi openmpi -n 8 --table build/bench/table.txt --full
 #
-# One job, two xchg-bench runs (native and auto forced in-process; every spec timed at one block
+# Per repetition (--repeat), two xchg-bench runs (native and auto forced in-process; every spec timed at one block
 # size before the next size, so native and auto alternate and share any burst of load):
 #   1. alltoall, allgather and alltoallv with uniform counts;
 #   2. alltoallv skewed: --workload hrel:h=H with H = max(2, ranks/2) (the Bader-Helman-JaJa
@@ -33,6 +33,9 @@
 #   --skew SPEC          the skewed alltoallv workload (default hrel:h=max(2, N/2))
 #   --warmup N           untimed calls before each line (default 20)
 #   --time-ms MS         time budget per line (default 200; at least 10 iterations)
+#   --repeat R           R jobs one after the other (default 3); each cell is the median over them
+#                        of native's and of auto's median (adjacent lines of one job differ by
+#                        10 % and more with more ranks than cores)
 #   -o DIR               where the CSVs go (default build/compare)
 # With more ranks than cores Open MPI runs with --oversubscribe --mca mpi_yield_when_idle 1, and
 # xchg waits as its XCHG_WAIT=auto decides (it yields where the MPI library's own wait would not). Other XCHG_* variables (XCHG_LEARN, ...)
@@ -49,6 +52,7 @@ ranks=2
 full=0
 skew=""
 warmup=20
+repeat=3
 time_ms=200
 outdir=build/compare
 while [ $# -gt 0 ]; do
@@ -59,6 +63,7 @@ while [ $# -gt 0 ]; do
     --table) export XCHG_TUNING=${2:?--table needs a file}; shift 2 ;;
     --skew) skew=${2:?--skew needs a workload spec}; shift 2 ;;
     --warmup) warmup=${2:?--warmup needs a number}; shift 2 ;;
+    --repeat) repeat=${2:?--repeat needs a number}; shift 2 ;;
     --time-ms) time_ms=${2:?--time-ms needs a number}; shift 2 ;;
     -o) outdir=${2:?-o needs a directory}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
@@ -105,12 +110,24 @@ launch() {
 common=(--algos native,auto "${sizes[@]}" --warmup "$warmup" --time-ms "$time_ms" --min-iters 10)
 echo "== compare: $mpi, $ranks ranks, table ${XCHG_TUNING:-none (built-in models)}," \
     "XCHG_LEARN=${XCHG_LEARN:-default}, skewed alltoallv: $skew"
-launch "$bench" --coll alltoall,allgather,alltoallv "${common[@]}" -o "$base-uniform.csv"
-launch "$bench" --coll alltoallv --workload "$skew" "${common[@]}" -o "$base-skewed.csv"
+uniform_csvs=() skewed_csvs=()
+for ((r = 1; r <= repeat; r++)); do
+    launch "$bench" --coll alltoall,allgather,alltoallv "${common[@]}" -o "$base-uniform-$r.csv"
+    launch "$bench" --coll alltoallv --workload "$skew" "${common[@]}" -o "$base-skewed-$r.csv"
+    uniform_csvs+=("$base-uniform-$r.csv")
+    skewed_csvs+=("$base-skewed-$r.csv")
+done
 
-# native and auto of each (collective, workload, block) on one line, in the order measured
+# native and auto of each (collective, workload, block) on one line, in the order measured: the
+# median over the repeated jobs of each side's median (what auto ran: as in the last job)
 awk -F, -v skew="$skew" '
-    FNR == 1 { workload = FILENAME ~ /-skewed\.csv$/ ? skew : "uniform"; next }
+    function median(list, count,    i, j, v, a) {
+        for (i = 1; i <= count; i++) a[i] = list[i]
+        for (i = 2; i <= count; i++)
+            for (j = i; j > 1 && a[j - 1] > a[j]; j--) { v = a[j]; a[j] = a[j - 1]; a[j - 1] = v }
+        return count % 2 ? a[(count + 1) / 2] : (a[count / 2] + a[count / 2 + 1]) / 2
+    }
+    FNR == 1 { workload = FILENAME ~ /-skewed-[0-9]+\.csv$/ ? skew : "uniform"; next }
     NF >= 10 && ($4 == "native" || $4 == "auto") {
         key = $3 SUBSEP workload SUBSEP $6
         if (!(key in head)) {
@@ -118,9 +135,11 @@ awk -F, -v skew="$skew" '
             head[key] = $1 "," $2 "," $3 "," workload "," $6
         }
         if ($4 == "native") {
-            native[key] = $9
+            nn[key]++
+            native[key, nn[key]] = $9
         } else {
-            autot[key] = $9
+            na[key]++
+            autot[key, na[key]] = $9
             params[key] = $5
         }
     }
@@ -128,11 +147,15 @@ awk -F, -v skew="$skew" '
         print "mpi,ranks,collective,workload,bytes,native_us,auto_us,ratio,auto_params"
         for (i = 0; i < n; i++) {
             k = order[i]
-            if (!(k in native) || !(k in autot) || native[k] <= 0) continue
-            printf "%s,%.3f,%.3f,%.5g,%s\n", head[k], native[k], autot[k], autot[k] / native[k],
-                params[k]
+            if (!(k in nn) || !(k in na)) continue
+            delete l1; delete l2
+            for (j = 1; j <= nn[k]; j++) l1[j] = native[k, j]
+            for (j = 1; j <= na[k]; j++) l2[j] = autot[k, j]
+            nat = median(l1, nn[k]); aut = median(l2, na[k])
+            if (nat <= 0) continue
+            printf "%s,%.3f,%.3f,%.5g,%s\n", head[k], nat, aut, aut / nat, params[k]
         }
-    }' "$base-uniform.csv" "$base-skewed.csv" >"$base.csv"
+    }' "${uniform_csvs[@]}" "${skewed_csvs[@]}" >"$base.csv"
 
 # the table, the geometric mean and the worst cell
 awk -F, '
@@ -165,4 +188,4 @@ awk -F, '
             exp(logsum / cells), faster
         printf "worst cell: %s: %.3f\n", worst_cell, worst
     }' "$base.csv"
-echo "== compare: $base.csv (xchg-bench output: $base-uniform.csv, $base-skewed.csv)"
+echo "== compare: $base.csv (xchg-bench output: ${uniform_csvs[*]} ${skewed_csvs[*]})"
