@@ -41,6 +41,19 @@ typedef struct xchg_buffer {
     size_t bytes;
 } xchg_buffer_t;
 
+/* What the algorithms' predicates and cost models may know of where a communicator's ranks
+ * run: computed once per communicator (shim/context.c) from values equal on all ranks. */
+typedef struct xchg_topo {
+    int nnodes;            /* nodes the ranks are on */
+    int min_node_ranks;    /* fewest ranks of the communicator on one node */
+    int max_node_ranks;    /* most ranks on one node */
+    int consecutive;       /* 1: every node's ranks are consecutive in the communicator */
+    uint64_t layout_hash;  /* a hash of the node of every rank */
+    int torus_ndims;       /* 1 or 2: the communicator has a Cartesian topology (MPI_Cart_create)
+                              with that many dimensions, all periodic; 0 otherwise */
+    int torus_dims[2];     /* its dimensions; rank order is MPI_Cart_coords' */
+} xchg_topo_t;
+
 /* Per-communicator context, created on the first intercepted collective and cached on the
  * user's communicator with an attribute (shim/context.c). */
 typedef struct xchg_ctx {
@@ -55,6 +68,7 @@ typedef struct xchg_ctx {
     int *node_of;   /* [size]: node of every rank */
     int *node_size; /* [nnodes]: ranks of this communicator on each node */
     int node_pus;   /* processing units hwloc reports for all ranks on this node (whole job) */
+    xchg_topo_t topo; /* the summary that selection sees (xchg_call_t.topo) */
     int yield;      /* waiting policy: 1 = MPI_Testall + sched_yield, 0 = MPI_Waitall */
     xchg_buffer_t scratch[XCHG_NSCRATCH];
     MPI_Request *reqs; /* request array reused by xchg_exchange */
@@ -77,6 +91,7 @@ typedef struct xchg_params {
 typedef struct xchg_call {
     int coll;
     int comm_size;
+    const xchg_topo_t *topo; /* the communicator's; NULL: unknown (a flat single node) */
     size_t block_bytes; /* the size key, computed only by xchg_size_key() (shim/select.c) */
     /* alltoallv only, agreed over all ranks with one xchg_agree_max() */
     size_t max_send_bytes;  /* h1: most bytes any rank sends */
@@ -92,6 +107,10 @@ typedef struct xchg_machine {
     double rho;        /* seconds per byte copied locally */
     double port_share; /* k messages of m bytes in flight cost beta + m tau (1 + port_share (k-1));
                           0 = perfect k-port, 1 = ports share one link */
+    /* the MPI library's own collectives as xchg-tune measured them (the tuning table's native
+       curves, tuning/table.h), or NULL: xchg_cost_native prices native from a curve for the
+       call's collective and communicator size when there is one, else by its model */
+    const struct xchg_native_curves *native;
 } xchg_machine_t;
 
 /* Algorithm entry points. Buffers:

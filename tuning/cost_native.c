@@ -1,6 +1,13 @@
 /*
  * cost_native.c: the cost model of "native", the MPI library's own collective.
  *
+ * Measured first: when the machine constants carry native curves (a tuning table's `native`
+ * lines, written by xchg-tune from timings of the MPI library's own collectives; tuning/table.h)
+ * and one of them is for the call's collective and exactly its communicator size, native
+ * costs that curve's value at the call's size key (xchg_native_curve_at: linear between the
+ * measured points, the first point's value below them, the last segment's line, never falling,
+ * above them). Otherwise it is modelled as follows.
+ *
  * The MPI library's default selection is documented, and each of its algorithms is one that
  * xchg's models already price, so native is priced as the algorithm the MPI library would
  * run for the call, with the same machine constants. MPICH 4's defaults (its CVARs
@@ -25,6 +32,7 @@
  * Pure code: no MPI calls.
  */
 #include "cost.h"
+#include "table.h"
 
 #define MPICH_ALLTOALL_SHORT 256
 #define MPICH_ALLTOALL_MEDIUM 32768
@@ -37,14 +45,13 @@ static int min_int(int a, int b)
     return a < b ? a : b;
 }
 
-double xchg_cost_native(const xchg_call_t *call, const xchg_machine_t *machine,
-                        xchg_params_t *params)
+/* The algorithm the MPI library runs by default, priced by xchg's own models. */
+static double modelled(const xchg_call_t *call, const xchg_machine_t *machine)
 {
     xchg_params_t as = {0};
     int p = call->comm_size;
     size_t b = call->block_bytes, total = (size_t)p * b;
 
-    (void)params; /* native has no parameters */
     switch (call->coll) {
     case XCHG_ALLTOALL:
         if (b <= MPICH_ALLTOALL_SHORT && p >= 8) {
@@ -66,4 +73,16 @@ double xchg_cost_native(const xchg_call_t *call, const xchg_machine_t *machine,
     default:
         return 0.0;
     }
+}
+
+double xchg_cost_native(const xchg_call_t *call, const xchg_machine_t *machine,
+                        xchg_params_t *params)
+{
+    const xchg_native_curve_t *curve =
+        xchg_native_curve_find(machine->native, call->coll, call->comm_size);
+
+    (void)params; /* native has no parameters */
+    if (curve)
+        return xchg_native_curve_at(curve, call->block_bytes);
+    return modelled(call, machine);
 }

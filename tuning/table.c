@@ -7,6 +7,8 @@
  *     xchg-tuning 1
  *     # written by xchg-tune on node17, 2025-01-31 12:00:00, 16 ranks on 1 node
  *     machine beta=2.1e-06 tau=1e-10 rho=1.1e-10 port_share=0.8
+ *     native alltoall  16 0:9.8e-06 1K:1.2e-05 64K:4.1e-04 1M:6.2e-03
+ *     native allgather 16 0:7.9e-06 1K:9.4e-06 64K:2.3e-04 1M:3.8e-03
  *     # collective  procs  bytes      algorithm[:key=value,...]
  *     alltoall      2-3    0-511      radix:r=2
  *     alltoall      2-3    512-*      pairwise
@@ -22,6 +24,17 @@
  *    locally, cost factor of k simultaneous messages; see tuning/cost.h). All four keys, in
  *    any order, each a number >= 0 in C notation. The built-in cost models then use them for
  *    every call that no rule decides.
+ *  - `native COLLECTIVE N BYTES:SECONDS ...`: the measured cost curve of the MPI library's own
+ *    collective (the algorithm `native`) on communicators of exactly N ranks: seconds per call
+ *    at size keys BYTES (as in rules: a number that may end in K, M or G), 1 to
+ *    XCHG_NATIVE_MAX_POINTS points with strictly increasing BYTES, SECONDS a number >= 0 in C
+ *    notation. At most one curve per collective and size (a second is reported and skipped),
+ *    at most XCHG_NATIVE_MAX_CURVES in all. When no rule decides a call, the cost model prices
+ *    native from the curve of the call's collective and communicator size when there is one
+ *    (tuning/cost_native.c; xchg_native_curve_at says how it reads between and beyond the
+ *    points), else by its model of the MPI library's default algorithm. Still version 1: the
+ *    line only adds information, and an xchg that predates it reports each such line as an
+ *    unknown collective, skips it and reads the rest of the file as before.
  *  - A rule: `COLLECTIVE PROCS BYTES ALGORITHM[:KEY=VALUE,...]`.
  *      COLLECTIVE  alltoall, allgather or alltoallv.
  *      PROCS       communicator sizes: `N`, `N-M` (inclusive), `N-*` (N and up) or `*` (all);
@@ -39,7 +52,8 @@
  *    covers is decided by the built-in cost models (with the machine line's constants when
  *    there is one). xchg-tune writes rules that never overlap.
  *  - Errors: a malformed line (unknown collective, wrong number of fields, bad or reversed
- *    range, unknown key, repeated key or bad value in the parameters, a bad machine line) is
+ *    range, unknown key, repeated key or bad value in the parameters, a bad machine line, a
+ *    bad native line: its collective, size, a point, points out of order, a second curve) is
  *    reported with its line number and skipped; a rule naming an algorithm the registry does
  *    not know is reported the same way and skipped (a table written by a newer xchg still
  *    loads). A message quotes at most XCHG_QUOTE_MAX characters of the bad text, then "...",
@@ -69,7 +83,8 @@
 #include "table_write.h"
 
 #define TABLE_VERSION 1
-#define TABLE_MAX_FIELDS 8 /* more than any valid line has, to report "too many fields" */
+/* more than any valid line has (a native line: 3 + its points), to report "too many" */
+#define TABLE_MAX_FIELDS (3 + XCHG_NATIVE_MAX_POINTS + 1)
 
 /* Parsing state shared by the line handlers. */
 typedef struct parse_state {
@@ -312,7 +327,7 @@ static void parse_rule(parse_state_t *st, int line, char **fields, int nfields)
     if (rule.coll < 0) {
         report_line(st, line,
                     "unknown collective '%.*s%s' (expected alltoall, allgather or "
-                    "alltoallv, or the keyword machine); line skipped",
+                    "alltoallv, or the keyword machine or native); line skipped",
                     XCHG_QUOTE(fields[0]));
         return;
     }
@@ -358,6 +373,104 @@ static void parse_rule(parse_state_t *st, int line, char **fields, int nfields)
         st->rules_cap = cap;
     }
     st->table->rules[st->table->nrules++] = rule;
+}
+
+/* One point BYTES:SECONDS of a native curve into *point; 0, or -1 with why filled. */
+static int parse_point(const char *text, xchg_native_point_t *point, char *why, size_t whylen)
+{
+    const char *colon = strchr(text, ':');
+    uint64_t bytes;
+    double seconds;
+    char *end;
+
+    if (!colon) {
+        snprintf(why, whylen, "bad point '%.*s%s' (expected BYTES:SECONDS, e.g. 64K:4.1e-05)",
+                 XCHG_QUOTE(text));
+        return -1;
+    }
+    if (parse_count(text, colon, 1, &bytes) != 0 || bytes > SIZE_MAX) {
+        snprintf(why, whylen,
+                 "bad block size in point '%.*s%s' (expected N:SECONDS, where N may end in K, "
+                 "M or G)",
+                 XCHG_QUOTE(text));
+        return -1;
+    }
+    errno = 0;
+    seconds = strtod(colon + 1, &end);
+    if (colon[1] == '\0' || *end != '\0' || errno == ERANGE || !isfinite(seconds) ||
+        seconds < 0) {
+        snprintf(why, whylen, "bad time in point '%.*s%s' (expected seconds, a number >= 0)",
+                 XCHG_QUOTE(text));
+        return -1;
+    }
+    point->bytes = (size_t)bytes;
+    point->seconds = seconds;
+    return 0;
+}
+
+/* `native COLLECTIVE N BYTES:SECONDS ...`: the measured curve of the MPI library's own
+ * collective on communicators of N ranks. */
+static void parse_native(parse_state_t *st, int line, char **fields, int nfields)
+{
+    xchg_native_point_t points[XCHG_NATIVE_MAX_POINTS];
+    const xchg_native_curve_t *earlier;
+    uint64_t size;
+    char why[384];
+    int coll, npoints = nfields - 3;
+
+    if (nfields < 4 || nfields > 3 + XCHG_NATIVE_MAX_POINTS) {
+        report_line(st, line,
+                    "native line has %s (expected native COLLECTIVE PROCS BYTES:SECONDS ..., "
+                    "1 to %d points); line skipped",
+                    nfields < 4 ? "too few fields" : "too many points", XCHG_NATIVE_MAX_POINTS);
+        return;
+    }
+    coll = find_coll(fields[1]);
+    if (coll < 0) {
+        report_line(st, line,
+                    "native curve: unknown collective '%.*s%s' (expected alltoall, allgather "
+                    "or alltoallv); line skipped",
+                    XCHG_QUOTE(fields[1]));
+        return;
+    }
+    if (parse_count(fields[2], fields[2] + strlen(fields[2]), 0, &size) != 0 || size < 1 ||
+        size > INT_MAX) {
+        report_line(st, line,
+                    "native curve: bad communicator size '%.*s%s' (expected one number from 1 "
+                    "to %d: a curve is for one size); line skipped",
+                    XCHG_QUOTE(fields[2]), INT_MAX);
+        return;
+    }
+
+    /* the points, block sizes strictly increasing */
+    for (int i = 0; i < npoints; i++) {
+        if (parse_point(fields[3 + i], &points[i], why, sizeof why) != 0) {
+            report_line(st, line, "native curve: %s; line skipped", why);
+            return;
+        }
+        if (i > 0 && points[i].bytes <= points[i - 1].bytes) {
+            report_line(st, line,
+                        "native curve: point '%.*s%s' does not come after a smaller block size "
+                        "(%zu after %zu: block sizes must increase); line skipped",
+                        XCHG_QUOTE(fields[3 + i]), points[i].bytes, points[i - 1].bytes);
+            return;
+        }
+    }
+
+    earlier = xchg_native_curve_find(&st->table->native, coll, (int)size);
+    if (earlier) {
+        report_line(st, line,
+                    "second native curve for %s on %d ranks (the one of line %d is used); line "
+                    "skipped",
+                    xchg_coll_name(coll), (int)size, earlier->line);
+        return;
+    }
+    if (st->table->native.ncurves == XCHG_NATIVE_MAX_CURVES) {
+        report_line(st, line, "more than %d native curves; line skipped", XCHG_NATIVE_MAX_CURVES);
+        return;
+    }
+    if (xchg_native_curve_add(&st->table->native, coll, (int)size, points, npoints, line) != 0)
+        report_line(st, line, "out of memory for a native curve; line skipped");
 }
 
 /* The version line, the first line that is not blank or a comment: 0 when it is
@@ -422,6 +535,8 @@ int xchg_table_parse(const char *text, xchg_table_t *table, xchg_table_report_fn
             report_line(&st, line, "second version line; line skipped");
         } else if (strcmp(fields[0], "machine") == 0) {
             parse_machine(&st, line, fields, nfields);
+        } else if (strcmp(fields[0], "native") == 0) {
+            parse_native(&st, line, fields, nfields);
         } else {
             parse_rule(&st, line, fields, nfields);
         }
@@ -594,9 +709,84 @@ const xchg_rule_t *xchg_table_lookup(const xchg_table_t *table, int coll, int co
     return NULL;
 }
 
+/* The index of the curve of (coll, comm_size), -1 when there is none. */
+static int curve_index(const xchg_native_curves_t *curves, int coll, int comm_size)
+{
+    for (int i = 0; curves && i < curves->ncurves; i++)
+        if (curves->curves[i].coll == coll && curves->curves[i].comm_size == comm_size)
+            return i;
+    return -1;
+}
+
+const xchg_native_curve_t *xchg_native_curve_find(const xchg_native_curves_t *curves, int coll,
+                                                  int comm_size)
+{
+    int i = curve_index(curves, coll, comm_size);
+    return i < 0 ? NULL : &curves->curves[i];
+}
+
+double xchg_native_curve_at(const xchg_native_curve_t *curve, size_t size_key)
+{
+    const xchg_native_point_t *points = curve->points;
+    int n = curve->npoints, i = 1;
+    double x = (double)size_key, slope;
+
+    if (n == 1 || size_key <= points[0].bytes)
+        return points[0].seconds;
+    /* the segment whose right end is the first point at or above the key, else the last */
+    while (i < n - 1 && points[i].bytes < size_key)
+        i++;
+    slope = (points[i].seconds - points[i - 1].seconds) /
+            ((double)points[i].bytes - (double)points[i - 1].bytes);
+    if (size_key <= points[i].bytes)
+        return points[i - 1].seconds + slope * (x - (double)points[i - 1].bytes);
+    /* beyond the last point: the last segment's line, but never falling */
+    return points[n - 1].seconds + (slope > 0 ? slope : 0.0) * (x - (double)points[n - 1].bytes);
+}
+
+int xchg_native_curve_add(xchg_native_curves_t *curves, int coll, int comm_size,
+                          const xchg_native_point_t *points, int npoints, int line)
+{
+    int at = curve_index(curves, coll, comm_size);
+    xchg_native_point_t *copy;
+
+    /* a valid curve: increasing block sizes, finite non-negative times */
+    if (npoints < 1 || npoints > XCHG_NATIVE_MAX_POINTS)
+        return -1;
+    for (int i = 0; i < npoints; i++)
+        if (!isfinite(points[i].seconds) || points[i].seconds < 0 ||
+            (i > 0 && points[i].bytes <= points[i - 1].bytes))
+            return -1;
+
+    /* its slot: the curve it replaces, or a new one at the end */
+    if (at < 0 && curves->ncurves == XCHG_NATIVE_MAX_CURVES)
+        return -1;
+    if (at < 0 && curves->ncurves == curves->cap) {
+        int cap = curves->cap ? 2 * curves->cap : 16;
+        xchg_native_curve_t *grown = realloc(curves->curves, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        curves->curves = grown;
+        curves->cap = cap;
+    }
+    copy = malloc((size_t)npoints * sizeof *copy);
+    if (!copy)
+        return -1;
+    memcpy(copy, points, (size_t)npoints * sizeof *copy);
+    if (at >= 0)
+        free(curves->curves[at].points);
+    else
+        at = curves->ncurves++;
+    curves->curves[at] = (xchg_native_curve_t){coll, comm_size, npoints, copy, line};
+    return 0;
+}
+
 void xchg_table_free(xchg_table_t *table)
 {
     free(table->rules);
+    for (int i = 0; i < table->native.ncurves; i++)
+        free(table->native.curves[i].points);
+    free(table->native.curves);
     memset(table, 0, sizeof *table);
 }
 
@@ -671,6 +861,22 @@ int xchg_table_write(FILE *out, const xchg_table_t *table, const char *comment)
         format_double(table->machine.rho, rho, sizeof rho);
         format_double(table->machine.port_share, port_share, sizeof port_share);
         fprintf(out, "machine beta=%s tau=%s rho=%s port_share=%s\n", beta, tau, rho, port_share);
+    }
+
+    /* native's measured curves, one line each */
+    if (table->native.ncurves > 0)
+        fprintf(out, "# native %-10s %-5s %s\n", "collective", "procs",
+                "bytes:seconds per call of the MPI library's own collective");
+    for (int i = 0; i < table->native.ncurves; i++) {
+        const xchg_native_curve_t *curve = &table->native.curves[i];
+        fprintf(out, "native %-10s %-5d", xchg_coll_name(curve->coll), curve->comm_size);
+        for (int j = 0; j < curve->npoints; j++) {
+            char bytes[24], seconds[32];
+            format_count(curve->points[j].bytes, bytes, sizeof bytes);
+            format_double(curve->points[j].seconds, seconds, sizeof seconds);
+            fprintf(out, " %s:%s", bytes, seconds);
+        }
+        fputc('\n', out);
     }
 
     if (table->nrules > 0)

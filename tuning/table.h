@@ -28,11 +28,38 @@ typedef struct xchg_rule {
     int line;           /* line of the file it came from */
 } xchg_rule_t;
 
+/* native's measured cost curve: the MPI library's own collective timed by xchg-tune for one
+ * collective and one communicator size, at a few size keys. */
+#define XCHG_NATIVE_MAX_POINTS 64
+/* The most curves a table holds (xchg-tune writes at most 3 per communicator size). */
+#define XCHG_NATIVE_MAX_CURVES 4096
+
+typedef struct xchg_native_point {
+    size_t bytes;   /* size key (as for rules) */
+    double seconds; /* one call, >= 0 */
+} xchg_native_point_t;
+
+typedef struct xchg_native_curve {
+    int coll;
+    int comm_size;
+    int npoints;                 /* 1 .. XCHG_NATIVE_MAX_POINTS */
+    xchg_native_point_t *points; /* [npoints], bytes strictly increasing */
+    int line;                    /* line of the file it came from */
+} xchg_native_curve_t;
+
+/* Every curve of a table, at most one per (collective, communicator size). The machine
+ * constants point here (xchg_machine_t.native) so that xchg_cost_native can use them. */
+typedef struct xchg_native_curves {
+    int ncurves, cap;
+    xchg_native_curve_t *curves;
+} xchg_native_curves_t;
+
 typedef struct xchg_table {
     int nrules;
     xchg_rule_t *rules;
     int has_machine;        /* the header gave beta, tau, rho, port_share */
-    xchg_machine_t machine;
+    xchg_machine_t machine; /* its native field is NULL: the curves are in native */
+    xchg_native_curves_t native;
 } xchg_table_t;
 
 /* Called once per problem: the file line number and a message naming what is wrong; line 0
@@ -54,6 +81,20 @@ int xchg_table_load(const char *path, xchg_table_t *table, xchg_table_report_fn 
 /* The first rule that covers (coll, comm_size, size_key), or NULL. */
 const xchg_rule_t *xchg_table_lookup(const xchg_table_t *table, int coll, int comm_size,
                                      size_t size_key);
+/* The curve of (coll, comm_size), or NULL (also when curves is NULL). */
+const xchg_native_curve_t *xchg_native_curve_find(const xchg_native_curves_t *curves, int coll,
+                                                  int comm_size);
+/* The curve's seconds at size_key: linear between neighbouring points; below the first point
+ * the first point's value; above the last the line through the last two points, never falling
+ * (a curve that falls there stays at its last value; one point: its value everywhere). */
+double xchg_native_curve_at(const xchg_native_curve_t *curve, size_t size_key);
+/* Add a copy of npoints points (bytes strictly increasing, seconds finite and >= 0, 1 ..
+ * XCHG_NATIVE_MAX_POINTS of them) as the curve of (coll, comm_size), replacing the one it
+ * already has. 0, or -1 when the points are not a valid curve, the curves are at
+ * XCHG_NATIVE_MAX_CURVES or memory is exhausted (curves are then unchanged). */
+int xchg_native_curve_add(xchg_native_curves_t *curves, int coll, int comm_size,
+                          const xchg_native_point_t *points, int npoints, int line);
+/* Free the rules and the curves; the table is empty afterwards. */
 void xchg_table_free(xchg_table_t *table);
 
 #endif

@@ -7,6 +7,9 @@
  * /dev/zero, a directory, a larger file and a file with a NUL byte are reported and ignored).
  * Only the baseline algorithms (native, pairwise, ring) are named, so the test does not depend
  * on which other algorithms are registered.
+ * Native curves (`native COLLECTIVE N BYTES:SECONDS ...`): valid lines, every bad form, reading
+ * the curve between and beyond its points, adding and replacing curves, the writer, and the
+ * cost of native with and without a curve (tuning/cost_native.c).
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -18,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../tuning/cost.h"
 #include "../../tuning/table.h"
 #include "../../tuning/table_write.h"
 
@@ -153,6 +157,8 @@ static void check_bad_line(const char *bad, const char *want)
           "bad line '%s': expected only the good rule of line 3, got %d rules", bad, table.nrules);
     CHECK(table.has_machine == 0, "bad line '%s': has_machine expected 0, got %d", bad,
           table.has_machine);
+    CHECK(table.native.ncurves == 0, "bad line '%s': expected no native curve, got %d", bad,
+          table.native.ncurves);
     xchg_table_free(&table);
 }
 
@@ -212,6 +218,388 @@ static void test_bad_lines(void)
     check_bad_line("machine beta=1e-6 beta=1e-6 rho=1e-10 port_share=1", "gives beta twice");
     check_bad_line("machine beta=1 tau=1 rho=1 port_share=1 host=x", "too many fields");
     check_bad_line("xchg-tuning 1", "second version line");
+    /* native curves */
+    check_bad_line("native", "native line has too few fields");
+    check_bad_line("native alltoall 8", "native line has too few fields");
+    check_bad_line("native alltoal 8 0:1e-6", "native curve: unknown collective 'alltoal'");
+    check_bad_line("native 8 alltoall 0:1e-6", "native curve: unknown collective '8'");
+    check_bad_line("native alltoall 2-4 0:1e-6", "bad communicator size '2-4' (expected one number");
+    check_bad_line("native alltoall * 0:1e-6", "bad communicator size '*'");
+    check_bad_line("native alltoall 0 0:1e-6", "bad communicator size '0'");
+    check_bad_line("native alltoall 4K 0:1e-6", "bad communicator size '4K'");
+    check_bad_line("native alltoall 99999999999 0:1e-6", "bad communicator size '99999999999'");
+    check_bad_line("native alltoall 8 1e-6", "bad point '1e-6' (expected BYTES:SECONDS");
+    check_bad_line("native alltoall 8 0:1e-6 1K", "bad point '1K'");
+    check_bad_line("native alltoall 8 :1e-6", "bad block size in point ':1e-6'");
+    check_bad_line("native alltoall 8 1Q:1e-6", "bad block size in point '1Q:1e-6'");
+    check_bad_line("native alltoall 8 -1:1e-6", "bad block size in point '-1:1e-6'");
+    check_bad_line("native alltoall 8 99999999999999999999:1", "bad block size in point");
+    check_bad_line("native alltoall 8 0:", "bad time in point '0:'");
+    check_bad_line("native alltoall 8 0:fast", "bad time in point '0:fast'");
+    check_bad_line("native alltoall 8 0:1e-6s", "bad time in point '0:1e-6s'");
+    check_bad_line("native alltoall 8 0:-1e-6", "bad time in point '0:-1e-6'");
+    check_bad_line("native alltoall 8 0:nan", "bad time in point '0:nan'");
+    check_bad_line("native alltoall 8 0:inf", "bad time in point '0:inf'");
+    check_bad_line("native alltoall 8 0:1e999", "bad time in point '0:1e999'");
+    check_bad_line("native alltoall 8 0:1:2", "bad time in point '0:1:2'");
+    check_bad_line("native alltoall 8 1K:1e-6 1K:2e-6",
+                   "point '1K:2e-6' does not come after a smaller block size (1024 after 1024");
+    check_bad_line("native alltoall 8 0:1e-6 64K:1e-5 4K:3e-6",
+                   "point '4K:3e-6' does not come after a smaller block size (4096 after 65536");
+}
+
+/* A native line of npoints points 0, 1, 2, ... bytes after the version line. */
+static int parse_points(int npoints, xchg_table_t *table, reports_t *reports)
+{
+    char text[4096];
+    size_t used = (size_t)snprintf(text, sizeof text, "xchg-tuning 1\nnative alltoallv 3");
+    for (int i = 0; i < npoints; i++)
+        used += (size_t)snprintf(text + used, sizeof text - used, " %d:%de-6", i, i + 1);
+    snprintf(text + used, sizeof text - used, "\n");
+    return parse(text, table, reports);
+}
+
+static void test_native_lines(void)
+{
+    static const char text[] = "xchg-tuning 1\n"
+                               "native alltoall 8 1:2.1e-06 1K:2.6e-06 64K:4.1e-05 1M:6.2e-04\n"
+                               "alltoall 2-* 0-* pairwise   # a rule among the curves\n"
+                               "native\tallgather\t8\t0:5e-6   # one point, tabs\n"
+                               "native alltoall 4 0:1e-6 2k:3E-6 1g:1.5\r\n"
+                               "native alltoall 8 0:1\n";  /* 6: a second curve: skipped */
+    xchg_table_t table;
+    reports_t reports;
+    const xchg_native_curve_t *curve;
+    int rc = parse(text, &table, &reports);
+
+    CHECK(rc == 6 && reports.n == 1 && reports.line[0] == 6 &&
+              strstr(reports.message[0], "second native curve for alltoall on 8 ranks (the one "
+                                         "of line 2 is used); line skipped"),
+          "native lines: expected rc 6 and one report of line 6 (second curve), got rc %d, %d "
+          "reports (line %d '%s')",
+          rc, reports.n, reports.line[0], reports.message[0]);
+    CHECK(table.native.ncurves == 3 && table.nrules == 1 && table.rules[0].line == 3,
+          "native lines: expected 3 curves and the rule of line 3, got %d curves, %d rules",
+          table.native.ncurves, table.nrules);
+    curve = xchg_native_curve_find(&table.native, XCHG_ALLTOALL, 8);
+    CHECK(curve && curve->line == 2 && curve->npoints == 4 && curve->points[0].bytes == 1 &&
+              curve->points[0].seconds == 2.1e-06 && curve->points[1].bytes == 1024 &&
+              curve->points[1].seconds == 2.6e-06 && curve->points[2].bytes == 65536 &&
+              curve->points[2].seconds == 4.1e-05 && curve->points[3].bytes == (1u << 20) &&
+              curve->points[3].seconds == 6.2e-04,
+          "alltoall 8: expected line 2, 4 points 1:2.1e-06 1K:2.6e-06 64K:4.1e-05 1M:6.2e-04");
+    curve = xchg_native_curve_find(&table.native, XCHG_ALLGATHER, 8);
+    CHECK(curve && curve->line == 4 && curve->npoints == 1 && curve->points[0].bytes == 0 &&
+              curve->points[0].seconds == 5e-6,
+          "allgather 8: expected line 4, one point 0:5e-6");
+    curve = xchg_native_curve_find(&table.native, XCHG_ALLTOALL, 4);
+    CHECK(curve && curve->line == 5 && curve->npoints == 3 && curve->points[1].bytes == 2048 &&
+              curve->points[1].seconds == 3e-6 && curve->points[2].bytes == ((size_t)1 << 30) &&
+              curve->points[2].seconds == 1.5,
+          "alltoall 4: expected line 5, points 0:1e-6 2K:3e-6 1G:1.5 (lower-case suffixes)");
+    CHECK(!xchg_native_curve_find(&table.native, XCHG_ALLTOALL, 5) &&
+              !xchg_native_curve_find(&table.native, XCHG_ALLTOALLV, 8) &&
+              !xchg_native_curve_find(NULL, XCHG_ALLTOALL, 8),
+          "find: expected no curve for alltoall 5, alltoallv 8, or without curves");
+    xchg_table_free(&table);
+    CHECK(table.native.ncurves == 0 && table.native.curves == NULL,
+          "free: expected no curves, got %d", table.native.ncurves);
+
+    /* 64 points are allowed, 65 are not */
+    rc = parse_points(XCHG_NATIVE_MAX_POINTS, &table, &reports);
+    curve = xchg_native_curve_find(&table.native, XCHG_ALLTOALLV, 3);
+    CHECK(rc == 0 && reports.n == 0 && curve && curve->npoints == XCHG_NATIVE_MAX_POINTS &&
+              curve->points[XCHG_NATIVE_MAX_POINTS - 1].bytes == XCHG_NATIVE_MAX_POINTS - 1,
+          "%d points: expected one curve and no report, got rc %d, %d reports ('%s')",
+          XCHG_NATIVE_MAX_POINTS, rc, reports.n, reports.message[0]);
+    xchg_table_free(&table);
+    for (int extra = 1; extra <= 2; extra++) {
+        rc = parse_points(XCHG_NATIVE_MAX_POINTS + extra, &table, &reports);
+        CHECK(rc == 2 && reports.n == 1 && reports.line[0] == 2 &&
+                  strstr(reports.message[0], "native line has too many points") &&
+                  strstr(reports.message[0], "1 to 64 points); line skipped") &&
+                  table.native.ncurves == 0,
+              "%d points: expected one report of line 2 'too many points', no curve; got rc %d, "
+              "%d reports ('%s'), %d curves",
+              XCHG_NATIVE_MAX_POINTS + extra, rc, reports.n, reports.message[0],
+              table.native.ncurves);
+        xchg_table_free(&table);
+    }
+}
+
+/* A native line with a 100 KB field: one short report quoting a prefix, with the reason. */
+static void test_native_long_fields(void)
+{
+    static const char *const formats[] = {"native alltoall %s 0:1", "native alltoall 2 %s",
+                                          "native alltoall 2 0:%s", "native %s 2 0:1"};
+    static const char *const wants[] = {
+        "bad communicator size '7777777777777777777777777777777777777777...'",
+        "bad point '7777777777777777777777777777777777777777...'",
+        "bad time in point '0:77777777777777777777777777777777777777...'",
+        "unknown collective '7777777777777777777777777777777777777777...'"};
+    size_t huge = 100 * 1024;
+    char *field = malloc(huge + 1), *text = malloc(huge + 256);
+    xchg_table_t table;
+    reports_t reports;
+
+    if (!field || !text) {
+        CHECK(0, "malloc");
+        free(field);
+        free(text);
+        return;
+    }
+    memset(field, '7', huge);
+    field[huge] = '\0';
+    for (int i = 0; i < 4; i++) {
+        int used = sprintf(text, "xchg-tuning 1\n");
+        int rc;
+        used += sprintf(text + used, formats[i], field);
+        sprintf(text + used, "\n");
+        rc = parse(text, &table, &reports);
+        CHECK(rc == 2 && reports.n == 1 && strstr(reports.message[0], wants[i]) &&
+                  strstr(reports.message[0], "line skipped") && strlen(reports.message[0]) < 300,
+              "100 KB native field %d: expected one short report with '%s', got rc %d, %d "
+              "reports, %zu characters: '%s'",
+              i, wants[i], rc, reports.n, strlen(reports.message[0]), reports.message[0]);
+        xchg_table_free(&table);
+    }
+    free(field);
+    free(text);
+}
+
+static void expect_at(const xchg_native_curve_t *curve, size_t key, double want)
+{
+    double got = xchg_native_curve_at(curve, key);
+    double tolerance = 1e-12 * (want > 1 ? want : 1);
+    CHECK(got - want <= tolerance && want - got <= tolerance,
+          "curve at %zu: expected %.17g, got %.17g", key, want, got);
+}
+
+/* Linear between points, the first point's value below, the last segment's line above it
+ * (never falling), one point: its value everywhere. */
+static void test_native_curve_at(void)
+{
+    static const xchg_native_point_t rising[] = {{16, 1.0}, {32, 2.0}, {64, 6.0}, {128, 10.0}};
+    static const xchg_native_point_t falling[] = {{0, 1.0}, {1024, 5.0}, {2048, 4.0}};
+    static const xchg_native_point_t single[] = {{4096, 7.0}};
+    xchg_native_curve_t curve = {XCHG_ALLTOALL, 4, 4, (xchg_native_point_t *)rising, 0};
+
+    expect_at(&curve, 0, 1.0);   /* below the first point: its value */
+    expect_at(&curve, 15, 1.0);
+    expect_at(&curve, 16, 1.0);  /* at the points: their values */
+    expect_at(&curve, 32, 2.0);
+    expect_at(&curve, 64, 6.0);
+    expect_at(&curve, 128, 10.0);
+    expect_at(&curve, 24, 1.5);  /* between: linear */
+    expect_at(&curve, 33, 2.125);
+    expect_at(&curve, 48, 4.0);
+    expect_at(&curve, 96, 8.0);
+    expect_at(&curve, 256, 18.0); /* beyond: the line through (64, 6) and (128, 10) */
+    expect_at(&curve, 1024, 66.0);
+    expect_at(&curve, SIZE_MAX, 10.0 + ((double)SIZE_MAX - 128.0) / 16.0);
+
+    curve = (xchg_native_curve_t){XCHG_ALLTOALL, 4, 3, (xchg_native_point_t *)falling, 0};
+    expect_at(&curve, 512, 3.0);
+    expect_at(&curve, 1536, 4.5); /* falling between points is read as measured */
+    expect_at(&curve, 2048, 4.0);
+    expect_at(&curve, 4096, 4.0); /* falling beyond the last point: it stays at its value */
+    expect_at(&curve, SIZE_MAX, 4.0);
+
+    curve = (xchg_native_curve_t){XCHG_ALLTOALL, 4, 1, (xchg_native_point_t *)single, 0};
+    expect_at(&curve, 0, 7.0);
+    expect_at(&curve, 4096, 7.0);
+    expect_at(&curve, SIZE_MAX, 7.0);
+}
+
+/* Adding: a copy of the points, a curve per (collective, size) replaced in place, invalid
+ * curves refused with the curves unchanged, at most XCHG_NATIVE_MAX_CURVES. */
+static void test_native_curve_add(void)
+{
+    xchg_native_point_t points[3] = {{0, 1e-6}, {1024, 2e-6}, {65536, 3e-5}};
+    xchg_native_point_t bad_order[2] = {{1024, 1e-6}, {1024, 2e-6}};
+    xchg_native_point_t bad_time[2] = {{0, 1e-6}, {1024, -2e-6}};
+    xchg_native_curves_t curves = {0, 0, NULL};
+    const xchg_native_curve_t *curve;
+    int rc, refused = 0, added = 0;
+
+    rc = xchg_native_curve_add(&curves, XCHG_ALLGATHER, 16, points, 3, 7);
+    points[0].seconds = 99; /* the table keeps its own copy */
+    curve = xchg_native_curve_find(&curves, XCHG_ALLGATHER, 16);
+    CHECK(rc == 0 && curves.ncurves == 1 && curve && curve->npoints == 3 && curve->line == 7 &&
+              curve->points[0].seconds == 1e-6 && curve->points[2].bytes == 65536,
+          "add: expected one curve, a copy of the 3 points, line 7; got rc %d, %d curves", rc,
+          curves.ncurves);
+    rc = xchg_native_curve_add(&curves, XCHG_ALLGATHER, 16, points, 1, 9);
+    curve = xchg_native_curve_find(&curves, XCHG_ALLGATHER, 16);
+    CHECK(rc == 0 && curves.ncurves == 1 && curve && curve->npoints == 1 &&
+              curve->points[0].seconds == 99 && curve->line == 9,
+          "replace: expected still one curve, now 1 point of 99 s from line 9; got rc %d, %d "
+          "curves",
+          rc, curves.ncurves);
+    CHECK(xchg_native_curve_add(&curves, XCHG_ALLGATHER, 8, bad_order, 2, 0) == -1 &&
+              xchg_native_curve_add(&curves, XCHG_ALLGATHER, 8, bad_time, 2, 0) == -1 &&
+              xchg_native_curve_add(&curves, XCHG_ALLGATHER, 8, points, 0, 0) == -1 &&
+              xchg_native_curve_add(&curves, XCHG_ALLGATHER, 8, points,
+                                    XCHG_NATIVE_MAX_POINTS + 1, 0) == -1 &&
+              xchg_native_curve_add(&curves, XCHG_ALLGATHER, 16, bad_time, 2, 0) == -1,
+          "invalid curves: expected -1 for points out of order, a negative time, 0 and %d points",
+          XCHG_NATIVE_MAX_POINTS + 1);
+    curve = xchg_native_curve_find(&curves, XCHG_ALLGATHER, 16);
+    CHECK(curves.ncurves == 1 && curve && curve->npoints == 1 && curve->points[0].seconds == 99,
+          "invalid curves: expected the curves unchanged, got %d curves", curves.ncurves);
+
+    /* the limit */
+    for (int size = 1; size <= XCHG_NATIVE_MAX_CURVES + 1; size++) {
+        if (xchg_native_curve_add(&curves, XCHG_ALLTOALL, size, points, 3, 0) == 0)
+            added++;
+        else
+            refused++;
+    }
+    CHECK(curves.ncurves == XCHG_NATIVE_MAX_CURVES && added == XCHG_NATIVE_MAX_CURVES - 1 &&
+              refused == 2,
+          "limit: expected %d curves (%d added, 2 refused), got %d (%d added, %d refused)",
+          XCHG_NATIVE_MAX_CURVES, XCHG_NATIVE_MAX_CURVES - 1, curves.ncurves, added, refused);
+    CHECK(xchg_native_curve_add(&curves, XCHG_ALLGATHER, 16, points, 2, 0) == 0,
+          "limit: replacing a curve is still allowed");
+    for (int i = 0; i < curves.ncurves; i++)
+        free(curves.curves[i].points);
+    free(curves.curves);
+}
+
+/* A table full of curves refuses the next native line with a report. */
+static void test_native_too_many_curves(void)
+{
+    size_t cap = (size_t)(XCHG_NATIVE_MAX_CURVES + 1) * 40 + 64, used = 0;
+    char *text = malloc(cap);
+    xchg_table_t table;
+    reports_t reports;
+    int rc;
+
+    if (!text) {
+        CHECK(0, "malloc");
+        return;
+    }
+    used += (size_t)snprintf(text, cap, "xchg-tuning 1\n");
+    for (int size = 1; size <= XCHG_NATIVE_MAX_CURVES + 1; size++)
+        used += (size_t)snprintf(text + used, cap - used, "native alltoall %d 0:1e-6\n", size);
+    rc = parse(text, &table, &reports);
+    CHECK(rc == XCHG_NATIVE_MAX_CURVES + 2 && reports.n == 1 &&
+              strstr(reports.message[0], "more than 4096 native curves; line skipped") &&
+              table.native.ncurves == XCHG_NATIVE_MAX_CURVES,
+          "%d curves: expected the last line reported and %d curves kept, got rc %d, %d reports "
+          "('%s'), %d curves",
+          XCHG_NATIVE_MAX_CURVES + 1, XCHG_NATIVE_MAX_CURVES, rc, reports.n, reports.message[0],
+          table.native.ncurves);
+    xchg_table_free(&table);
+    free(text);
+}
+
+/* Native curves written and read back exactly, and written again the same. */
+static void test_native_round_trip(void)
+{
+    static const xchg_native_point_t a2a[] = {
+        {0, 2.1e-06}, {1, 2.2e-06}, {1024, 1.0 / 3.0 * 1e-5}, {65536, 4.1e-05}};
+    static const xchg_native_point_t ag[] = {{4u << 20, 0.00625}};
+    xchg_table_t table, back;
+    reports_t reports;
+    char *text = NULL, *text2 = NULL;
+    size_t len = 0, len2 = 0;
+    FILE *out;
+    int rc;
+
+    memset(&table, 0, sizeof table);
+    CHECK(xchg_native_curve_add(&table.native, XCHG_ALLTOALL, 8, a2a, 4, 0) == 0 &&
+              xchg_native_curve_add(&table.native, XCHG_ALLGATHER, 1000, ag, 1, 0) == 0,
+          "round trip: adding the curves failed");
+    out = open_memstream(&text, &len);
+    rc = xchg_table_write(out, &table, NULL);
+    fclose(out);
+    CHECK(rc == 0 && strstr(text, "\nnative alltoall   8     0:2.1e-06 1:2.2e-06 "
+                                  "1K:3.3333333333333333e-06 64K:4.1e-05\n") &&
+              strstr(text, "\nnative allgather  1000  4M:0.00625\n") &&
+              strstr(text, "# native collective procs bytes:seconds"),
+          "write: native lines not as expected:\n%s", text);
+
+    rc = parse(text, &back, &reports);
+    CHECK(rc == 0 && reports.n == 0 && back.native.ncurves == 2,
+          "round trip: expected rc 0, no report, 2 curves; got %d, %d ('%s'), %d", rc, reports.n,
+          reports.message[0], back.native.ncurves);
+    for (int i = 0; i < back.native.ncurves && i < 2; i++) {
+        const xchg_native_curve_t *a = &table.native.curves[i], *b = &back.native.curves[i];
+        int same = a->coll == b->coll && a->comm_size == b->comm_size && a->npoints == b->npoints;
+        for (int j = 0; same && j < a->npoints; j++)
+            same = a->points[j].bytes == b->points[j].bytes &&
+                   a->points[j].seconds == b->points[j].seconds;
+        CHECK(same, "round trip curve %d: not read back exactly", i);
+    }
+    out = open_memstream(&text2, &len2);
+    xchg_table_write(out, &back, NULL);
+    fclose(out);
+    CHECK(strcmp(text, text2) == 0, "write(parse(write(t))) differs from write(t):\n%s---\n%s",
+          text, text2);
+    xchg_table_free(&table);
+    xchg_table_free(&back);
+    free(text);
+    free(text2);
+}
+
+/* xchg_cost_native: the curve of the call's collective and exactly its communicator size,
+ * else the model of the MPI library's default (the same as without any curve). */
+static void test_native_cost(void)
+{
+    static const char text[] = "xchg-tuning 1\n"
+                               "native alltoall 8 0:1e-5 1K:2e-5 64K:1e-3\n"
+                               "native alltoallv 8 0:3e-5\n";
+    xchg_table_t table;
+    reports_t reports;
+    xchg_machine_t with = xchg_machine_default, without = xchg_machine_default;
+    xchg_params_t params = {0, 0, 0};
+    xchg_call_t call;
+    double got, model;
+
+    parse(text, &table, &reports);
+    with.native = &table.native;
+    CHECK(xchg_machine_default.native == NULL, "the built-in constants carry no curves");
+
+    memset(&call, 0, sizeof call);
+    call.coll = XCHG_ALLTOALL;
+    call.comm_size = 8;
+    call.block_bytes = 512;
+    got = xchg_cost_native(&call, &with, &params);
+    model = xchg_cost_native(&call, &without, &params);
+    CHECK(got > 1.4999e-5 && got < 1.5001e-5,
+          "alltoall p=8 512 B: expected the curve's 1.5e-05, got %g", got);
+    CHECK(model != got && model > 0, "alltoall p=8 512 B: the model (%g) differs from the curve",
+          model);
+    call.block_bytes = 128 << 10;
+    got = xchg_cost_native(&call, &with, &params);
+    CHECK(got > 1.99e-3 && got < 2.01e-3,
+          "alltoall p=8 128K: expected the last segment's line, 2e-03, got %g", got);
+
+    /* no curve for this size or collective: the model, as without a table */
+    call.comm_size = 7;
+    call.block_bytes = 512;
+    CHECK(xchg_cost_native(&call, &with, &params) == xchg_cost_native(&call, &without, &params),
+          "alltoall p=7: expected the model (no curve for 7 ranks)");
+    call.comm_size = 16;
+    CHECK(xchg_cost_native(&call, &with, &params) == xchg_cost_native(&call, &without, &params),
+          "alltoall p=16: expected the model (no curve for 16 ranks)");
+    call.coll = XCHG_ALLGATHER;
+    call.comm_size = 8;
+    CHECK(xchg_cost_native(&call, &with, &params) == xchg_cost_native(&call, &without, &params),
+          "allgather p=8: expected the model (no allgather curve)");
+
+    /* alltoallv: the size key, whatever the skew */
+    memset(&call, 0, sizeof call);
+    call.coll = XCHG_ALLTOALLV;
+    call.comm_size = 8;
+    call.block_bytes = 4096;
+    call.max_send_bytes = call.max_recv_bytes = 8 * 4096;
+    call.max_block_bytes = 8 * 4096;
+    call.max_total_bytes = 16 * 4096;
+    got = xchg_cost_native(&call, &with, &params);
+    CHECK(got == 3e-5, "alltoallv p=8: expected the one point's 3e-05, got %g", got);
+    xchg_table_free(&table);
 }
 
 static void test_version(void)
@@ -476,7 +864,8 @@ static void test_round_trip(void)
     table.nrules = 5;
     table.rules = rules;
     table.has_machine = 1;
-    table.machine = (xchg_machine_t){2.1e-06, 1.0 / 3.0 * 1e-9, 1.1e-10, 0.8};
+    table.machine = (xchg_machine_t){
+        .beta = 2.1e-06, .tau = 1.0 / 3.0 * 1e-9, .rho = 1.1e-10, .port_share = 0.8};
 
     out = open_memstream(&text, &len);
     rc = xchg_table_write(out, &table, "written by test_table\nsecond comment line");
@@ -685,6 +1074,13 @@ int main(void)
     test_long_lines();
     test_ranges_and_lookup();
     test_round_trip();
+    test_native_lines();
+    test_native_long_fields();
+    test_native_curve_at();
+    test_native_curve_add();
+    test_native_too_many_curves();
+    test_native_round_trip();
+    test_native_cost();
     test_load();
     test_load_bad_files();
     test_load_limit();
