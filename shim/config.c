@@ -12,6 +12,8 @@
  *   XCHG_LEARN=1|0|FILE            learn the fastest candidate of repeating call shapes (default
  *                                  1); FILE: also write the learned choices as a tuning table
  *   XCHG_TEST_SKEW_TIMES=1         testing knob: every rank distorts its own timings
+ *   XCHG_NODES=3,1,2               testing knob: the first 3 ranks of MPI_COMM_WORLD are one
+ *                                  node, the next 1 another, ...; must add up to the job's size
  *
  * A bad value is reported once, by world rank 0, naming the variable and the valid choices
  * and quoting at most the value's first XCHG_QUOTE_MAX characters (tuning/table.h); the safe
@@ -80,6 +82,45 @@ static int mpi_yields(void)
 #else
     return 0;
 #endif
+}
+
+/* XCHG_NODES: positive rank counts separated by commas, adding up to the job's size. */
+static void read_nodes(void)
+{
+    const char *value = getenv("XCHG_NODES");
+    int world = 0, total = 0, n = 0, *sizes;
+    const char *at;
+
+    if (!value || !*value)
+        return;
+    PMPI_Comm_size(MPI_COMM_WORLD, &world);
+    sizes = malloc(((size_t)world + 1) * sizeof *sizes);
+    if (!sizes)
+        return;
+    for (at = value; *at;) {
+        char *end;
+        long v = strtol(at, &end, 10);
+        if (end == at || v < 1 || v > world || n == world || (*end && *end != ',') ||
+            (*end == ',' && !end[1])) {
+            xchg_warn("XCHG_NODES=%.*s%s: expected positive rank counts separated "
+                      "by commas (e.g. 3,1,2); ignored",
+                      XCHG_QUOTE(value));
+            free(sizes);
+            return;
+        }
+        sizes[n++] = (int)v;
+        total += (int)v;
+        at = *end ? end + 1 : end;
+    }
+    if (total != world) {
+        xchg_warn("XCHG_NODES=%.*s%s: the node sizes add up to %d, not to the job's "
+                  "%d ranks; ignored",
+                  XCHG_QUOTE(value), total, world);
+        free(sizes);
+        return;
+    }
+    xchg_config.nodes = sizes;
+    xchg_config.nnodes = n;
 }
 
 /* XCHG_LEARN: unset, empty or 1 = on; 0 = off; anything else names the file to write. */
@@ -184,6 +225,8 @@ void xchg_config_load(void)
     xchg_config.verbose = read_flag("XCHG_VERBOSE");
     xchg_config.strict = read_flag("XCHG_STRICT");
     xchg_config.test_skew = read_flag("XCHG_TEST_SKEW_TIMES");
+    if (initialized)
+        read_nodes();
     read_learn();
     for (int coll = 0; coll < XCHG_NCOLLS; coll++) {
         const char *value = getenv(coll_vars[coll]);

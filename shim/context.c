@@ -19,6 +19,7 @@
  * MPI_COMM_WORLD (dynamic processes) measures its own layout with MPI_Comm_split_type.
  */
 #include <hwloc.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,6 +163,70 @@ void xchg_ctx_world_init(void)
                        &world_oversubscribed) ==
             MPI_SUCCESS)
         world_ready = 1;
+    if (world_ready && xchg_config.nodes) {
+        /* XCHG_NODES: emulated nodes replace the measured ones (the processing units and the
+         * waiting policy stay as measured: the ranks still share this machine's cores) */
+        for (int node = 0, rank = 0; node < xchg_config.nnodes; node++)
+            for (int i = 0; i < xchg_config.nodes[node]; i++)
+                world_node[rank++] = node;
+    }
+}
+
+/* The summary of a context's layout (xchg_topo_t), and its Cartesian shape when comm has a
+ * Cartesian topology whose dimensions are all periodic (a torus or a ring). */
+static void ctx_topo(xchg_ctx_t *ctx, MPI_Comm comm)
+{
+    xchg_topo_t *t = &ctx->topo;
+    int status = MPI_UNDEFINED, ndims = 0;
+    uint64_t hash = 1469598103934665603ull;
+
+    memset(t, 0, sizeof *t);
+    t->nnodes = ctx->nnodes;
+    t->min_node_ranks = ctx->size;
+    t->consecutive = 1;
+    for (int node = 0; node < ctx->nnodes; node++) {
+        if (ctx->node_size[node] < t->min_node_ranks)
+            t->min_node_ranks = ctx->node_size[node];
+        if (ctx->node_size[node] > t->max_node_ranks)
+            t->max_node_ranks = ctx->node_size[node];
+    }
+    for (int i = 0; i < ctx->size; i++) {
+        /* nodes are numbered in order of their lowest rank: consecutive ranks per node means
+         * the node numbers never decrease */
+        if (i > 0 && ctx->node_of[i] < ctx->node_of[i - 1])
+            t->consecutive = 0;
+        hash = (hash ^ (uint64_t)ctx->node_of[i]) * 1099511628211ull;
+    }
+    t->layout_hash = hash;
+    if (PMPI_Topo_test(comm, &status) != MPI_SUCCESS || status != MPI_CART ||
+        PMPI_Cartdim_get(comm, &ndims) != MPI_SUCCESS || ndims < 1 || ndims > 2)
+        return;
+    {
+        int dims[2], periods[2], coords[2];
+        if (PMPI_Cart_get(comm, ndims, dims, periods, coords) != MPI_SUCCESS)
+            return;
+        for (int d = 0; d < ndims; d++)
+            if (!periods[d])
+                return;
+        t->torus_ndims = ndims;
+        t->torus_dims[0] = dims[0];
+        t->torus_dims[1] = ndims > 1 ? dims[1] : 1;
+    }
+}
+
+/* XCHG_VERBOSE: what the context knows of its communicator's layout. */
+static void ctx_announce(const xchg_ctx_t *ctx)
+{
+    const xchg_topo_t *t = &ctx->topo;
+    char torus[48] = "";
+    if (t->torus_ndims == 1)
+        snprintf(torus, sizeof torus, ", ring of %d", t->torus_dims[0]);
+    else if (t->torus_ndims == 2)
+        snprintf(torus, sizeof torus, ", torus %dx%d", t->torus_dims[0], t->torus_dims[1]);
+    fprintf(stderr, "xchg: communicator p=%d: nodes=%d ranks per node %d..%d, %s%s\n",
+            ctx->size, t->nnodes, t->min_node_ranks, t->max_node_ranks,
+            t->consecutive ? "consecutive" : "interleaved", torus);
+    fflush(stderr);
 }
 
 /* Node layout of a new context: from the world's layout when every rank is a world rank. */
@@ -244,6 +309,11 @@ static int ctx_open(xchg_ctx_t *ctx, MPI_Comm comm)
     PMPI_Comm_size(ctx->comm, &ctx->size);
     PMPI_Comm_rank(ctx->comm, &ctx->rank);
     rc = ctx_layout(ctx, ctx->comm, &over);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ctx_topo(ctx, comm);
+    if (xchg_config.verbose && ctx->rank == 0)
+        ctx_announce(ctx);
     /* auto: yield when the node is oversubscribed, unless the MPI library's own wait yields
      * already (then its blocking wait is the better one: it sleeps inside its progress engine
      * instead of polling every request from outside) */

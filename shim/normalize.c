@@ -179,6 +179,7 @@ static int block_call(int coll, const void **sendbuf, MPI_Count *sendcount, MPI_
     memset(&call, 0, sizeof call);
     call.coll = coll;
     call.comm_size = (*ctx)->size;
+    call.topo = &(*ctx)->topo;
     call.block_bytes = *block;
     rc = choose(*ctx, &call, out);
     if ((rc == MPI_SUCCESS || rc == XCHG_PASS) && out->trial < 0)
@@ -323,11 +324,12 @@ static int v_invalid(int in_place, MPI_Datatype sendtype, MPI_Datatype recvtype,
     return !in_place && ((!sendcounts.i && !sendcounts.c) || (!sdispls.i && !sdispls.a));
 }
 
-static void v_shape(xchg_call_t *call, int p, const uint64_t stats[3])
+static void v_shape(xchg_call_t *call, const xchg_ctx_t *ctx, const uint64_t stats[3])
 {
     memset(call, 0, sizeof *call);
     call->coll = XCHG_ALLTOALLV;
-    call->comm_size = p;
+    call->comm_size = ctx->size;
+    call->topo = &ctx->topo;
     call->max_send_bytes = stats[0];
     call->max_recv_bytes = stats[1];
     call->max_block_bytes = stats[2];
@@ -350,13 +352,13 @@ static int v_predict(xchg_ctx_t *ctx, xchg_call_t *call, xchg_outcome_t *out, in
     if (!state)
         return MPI_ERR_NO_MEM;
     if (forced != XCHG_AUTO && xchg_algos[forced].no_agreement) {
-        v_shape(call, ctx->size, none); /* the shape is read by nothing but the statistics */
+        v_shape(call, ctx, none); /* the shape is read by nothing but the statistics */
         *decided = 1;
         return choose(ctx, call, out);
     }
     if (!state->carried_valid)
         return MPI_SUCCESS;
-    v_shape(call, ctx->size, state->carried);
+    v_shape(call, ctx, state->carried);
     rc = choose(ctx, call, out);
     if (rc != MPI_SUCCESS && rc != XCHG_PASS)
         return rc;
@@ -384,7 +386,7 @@ static int v_agree(xchg_ctx_t *ctx, const uint64_t local[3], xchg_call_t *call,
     memcpy(state->carried, agreed, sizeof agreed);
     state->carried_valid = 1;
     state->carried_age = 0;
-    v_shape(call, ctx->size, agreed);
+    v_shape(call, ctx, agreed);
     return choose(ctx, call, out);
 }
 
@@ -496,7 +498,7 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
         rc = v_agree(ctx, carry.mine, &call, out);
         out->key = call.block_bytes;
     } else if (xchg_config.forced[XCHG_ALLTOALLV] != XCHG_AUTO) {
-        v_shape(&call, p, carry.mine); /* forced: the statistics show this rank's own values */
+        v_shape(&call, ctx, carry.mine); /* forced: the statistics show this rank's own values */
         out->key = call.block_bytes;
     }
     if (rc != MPI_SUCCESS)

@@ -303,6 +303,7 @@ int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf
     memset(&call, 0, sizeof call);
     call.coll = XCHG_ALLTOALL;
     call.comm_size = ctx->size;
+    call.topo = &ctx->topo;
     call.block_bytes = block_bytes;
     if (inner > 0 && inner <= xchg_nalgos && xchg_algos[inner - 1].alltoall) {
         algo = inner - 1;

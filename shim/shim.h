@@ -19,6 +19,9 @@ typedef struct xchg_config {
     int loaded;
     int disable;              /* XCHG_DISABLE=1: pure pass-through */
     int wait;                 /* XCHG_WAIT: 0 auto, 1 spin, 2 yield */
+    int *nodes;               /* XCHG_NODES=3,1,2 (testing knob): ranks of MPI_COMM_WORLD per
+                                 emulated node, in rank order; NULL when unset or invalid */
+    int nnodes;
     int mpi_yields;           /* the MPI library's own blocking wait yields the core (Open MPI
                                  with mpi_yield_when_idle, which mpirun sets when oversubscribed) */
     int stats;                /* XCHG_STATS=1 */

@@ -12,9 +12,8 @@
 # input_case NAME VAR=VALUE NAMING REASON: the one "xchg: " line must contain NAMING and
 # REASON (both fixed strings).
 input_case() {
-    local name="input: $1" setting=$2 naming=$3 reason=$4 log start rc status lines n why=""
-    log=$(log_for "$name")
-    start=$(date +%s.%N)
+    local name="input: $1" setting=$2 naming=$3 reason=$4 rc status lines n why=""
+    begin_case "$name" || return 0
     preloaded "$log" 2 XCHG_WAIT=yield "$setting" -- "$TESTS/coll_check"
     rc=$?
     status=$(summary_status "$log" coll_check)

@@ -1,0 +1,64 @@
+# shellcheck shell=bash
+# topology.sh: what a context knows of its communicator's layout (xchg_topo_t), sourced by
+# run_tests.sh (begin_case, preloaded, summary_status, pass, fail, rc_reason, $TESTS).
+#
+#  - XCHG_NODES=3,1,2 at 6 ranks: coll_check passes, and XCHG_VERBOSE's line for the world-sized
+#    communicators reports the emulated layout (3 nodes of 1..3 ranks);
+#  - XCHG_NODES that does not add up to the job's size: one message naming the variable, the
+#    measured layout is used, the program passes;
+#  - topo_check at 4 and 6 ranks: a periodic ring is reported as "ring of P", a periodic 2D
+#    Cartesian communicator as "torus RxC" (MPI_Dims_create's dimensions), and the same shape
+#    with one open dimension as neither.
+
+# topo_run P PROGRAM VARS...: run PROGRAM preloaded; sets why (empty when it passed)
+topo_run() {
+    local p=$1 prog=$2
+    shift 2
+    preloaded "$log" "$p" XCHG_WAIT=yield "$@" -- "$TESTS/$prog"
+    local rc=$? status
+    status=$(summary_status "$log" "$prog")
+    why=""
+    if [ "$rc" -ne 0 ] || [ "$status" != pass ]; then
+        why="the program did not pass ($(rc_reason "$rc"), summary $status)"
+    fi
+}
+
+if [ -x "$TESTS/coll_check" ]; then
+    name="XCHG_NODES=3,1,2 coll_check p=6"
+    if begin_case "$name"; then
+        topo_run 6 coll_check XCHG_NODES=3,1,2 XCHG_VERBOSE=1
+        if [ -z "$why" ] && ! grep -aq '^xchg: communicator p=6: nodes=3 ranks per node 1\.\.3, consecutive' "$log"; then
+            why="no 'xchg: communicator p=6: nodes=3 ranks per node 1..3, consecutive' line"
+        fi
+        if [ -z "$why" ]; then pass "$name" "$start"; else fail "$name" "$why" "$log"; fi
+    fi
+    name="XCHG_NODES=3,3 (adds up to 6) p=5"
+    if begin_case "$name"; then
+        topo_run 5 coll_check XCHG_NODES=3,3
+        n=$(grep -ac '^xchg: XCHG_NODES=3,3: .*add up to 6.*5 ranks.*ignored' "$log")
+        if [ -z "$why" ] && [ "$n" -ne 1 ]; then
+            why="expected one 'xchg: XCHG_NODES=3,3: ... add up to 6 ... 5 ranks; ignored' line, found $n"
+        fi
+        if [ -z "$why" ]; then pass "$name" "$start"; else fail "$name" "$why" "$log"; fi
+    fi
+fi
+
+if [ -x "$TESTS/topo_check" ]; then
+    for p in 4 6; do
+        case $p in 4) shape="2x2" ;; 6) shape="3x2" ;; esac
+        name="topo_check p=$p (ring, torus $shape, open mesh)"
+        begin_case "$name" || continue
+        topo_run "$p" topo_check XCHG_VERBOSE=1
+        lines=$(grep -a "^xchg: communicator p=$p: " "$log")
+        if [ -z "$why" ] && ! grep -q ", ring of $p\$" <<<"$lines"; then
+            why="no 'xchg: communicator p=$p: ..., ring of $p' line"
+        elif [ -z "$why" ] && ! grep -q ", torus $shape\$" <<<"$lines"; then
+            why="no 'xchg: communicator p=$p: ..., torus $shape' line"
+        elif [ -z "$why" ] && [ "$(grep -c -v ', ring of\|, torus ' <<<"$lines")" -lt 1 ]; then
+            why="the communicator with an open dimension was taken for a ring or torus"
+        fi
+        if [ -z "$why" ]; then pass "$name" "$start"; else fail "$name" "$why" "$log"; fi
+    done
+else
+    fail "topo_check" "$TESTS/topo_check is not built"
+fi
