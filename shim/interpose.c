@@ -85,94 +85,122 @@ static int finish(int rc, int coll, const xchg_outcome_t *out, double start, MPI
     return rc;
 }
 
-int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+/* One intercepted call as its entry point received it: counts as MPI_Count (an int entry
+ * point's values fit), alltoallv's arrays as given (xchg_counts_t), large: the _c form. */
+typedef struct call_args {
+    int coll, large;
+    const void *sendbuf;
+    void *recvbuf;
+    MPI_Count sendcount, recvcount;
+    xchg_counts_t sendcounts, sdispls, recvcounts, rdispls;
+    MPI_Datatype sendtype, recvtype;
+    MPI_Comm comm;
+} call_args_t;
+
+/* The MPI library's own collective for the call, with the entry point's own argument types. */
+static int pass_to_mpi(const call_args_t *a)
+{
+#if MPI_VERSION >= 4
+    if (a->large && a->coll == XCHG_ALLTOALL)
+        return PMPI_Alltoall_c(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+                               a->recvtype, a->comm);
+    if (a->large && a->coll == XCHG_ALLGATHER)
+        return PMPI_Allgather_c(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+                                a->recvtype, a->comm);
+    if (a->large)
+        return PMPI_Alltoallv_c(a->sendbuf, a->sendcounts.c, a->sdispls.a, a->sendtype,
+                                a->recvbuf, a->recvcounts.c, a->rdispls.a, a->recvtype, a->comm);
+#endif
+    if (a->coll == XCHG_ALLTOALL)
+        return PMPI_Alltoall(a->sendbuf, (int)a->sendcount, a->sendtype, a->recvbuf,
+                             (int)a->recvcount, a->recvtype, a->comm);
+    if (a->coll == XCHG_ALLGATHER)
+        return PMPI_Allgather(a->sendbuf, (int)a->sendcount, a->sendtype, a->recvbuf,
+                              (int)a->recvcount, a->recvtype, a->comm);
+    return PMPI_Alltoallv(a->sendbuf, a->sendcounts.i, a->sdispls.i, a->sendtype, a->recvbuf,
+                          a->recvcounts.i, a->rdispls.i, a->recvtype, a->comm);
+}
+
+/* Every entry point: normalise and run an algorithm, or hand the call to the MPI library. */
+static int serve(const call_args_t *a)
 {
     xchg_outcome_t out = {-1, 0, {0}, NULL, -1, 0.0, -1};
     double start = start_time();
-    int rc = xchg_do_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                              &out);
+    int rc;
+
+    if (a->coll == XCHG_ALLTOALLV)
+        rc = xchg_do_alltoallv(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf,
+                               a->recvcounts, a->rdispls, a->recvtype, a->comm, &out);
+    else if (a->coll == XCHG_ALLTOALL)
+        rc = xchg_do_alltoall(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+                              a->recvtype, a->comm, &out);
+    else
+        rc = xchg_do_allgather(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+                               a->recvtype, a->comm, &out);
     if (rc == XCHG_PASS) {
-        rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        return out.algo >= 0 ? finish(rc, XCHG_ALLTOALL, &out, start, MPI_COMM_NULL) : rc;
+        /* the MPI library reports its own errors through the handler */
+        rc = pass_to_mpi(a);
+        return out.algo >= 0 ? finish(rc, a->coll, &out, start, MPI_COMM_NULL) : rc;
     }
-    return finish(rc, XCHG_ALLTOALL, &out, start, comm);
+    return finish(rc, a->coll, &out, start, a->comm);
+}
+
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    call_args_t a = {.coll = XCHG_ALLTOALL, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                     .sendcount = sendcount, .recvcount = recvcount, .sendtype = sendtype,
+                     .recvtype = recvtype, .comm = comm};
+    return serve(&a);
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, 0.0, -1};
-    double start = start_time();
-    int rc = xchg_do_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                               &out);
-    if (rc == XCHG_PASS) {
-        rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        return out.algo >= 0 ? finish(rc, XCHG_ALLGATHER, &out, start, MPI_COMM_NULL) : rc;
-    }
-    return finish(rc, XCHG_ALLGATHER, &out, start, comm);
+    call_args_t a = {.coll = XCHG_ALLGATHER, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                     .sendcount = sendcount, .recvcount = recvcount, .sendtype = sendtype,
+                     .recvtype = recvtype, .comm = comm};
+    return serve(&a);
 }
 
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, 0.0, -1};
-    double start = start_time();
-    xchg_counts_t sc = {sendcounts, NULL, NULL}, sd = {sdispls, NULL, NULL};
-    xchg_counts_t rcs = {recvcounts, NULL, NULL}, rd = {rdispls, NULL, NULL};
-    int rc = xchg_do_alltoallv(sendbuf, sc, sd, sendtype, recvbuf, rcs, rd, recvtype, comm, &out);
-    if (rc == XCHG_PASS) {
-        rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                            recvtype, comm);
-        return out.algo >= 0 ? finish(rc, XCHG_ALLTOALLV, &out, start, MPI_COMM_NULL) : rc;
-    }
-    return finish(rc, XCHG_ALLTOALLV, &out, start, comm);
+    call_args_t a = {.coll = XCHG_ALLTOALLV, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                     .sendcounts = {.i = sendcounts}, .sdispls = {.i = sdispls},
+                     .recvcounts = {.i = recvcounts}, .rdispls = {.i = rdispls},
+                     .sendtype = sendtype, .recvtype = recvtype, .comm = comm};
+    return serve(&a);
 }
 
 #if MPI_VERSION >= 4
 int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, 0.0, -1};
-    double start = start_time();
-    int rc = xchg_do_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                              &out);
-    if (rc == XCHG_PASS) {
-        rc = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        return out.algo >= 0 ? finish(rc, XCHG_ALLTOALL, &out, start, MPI_COMM_NULL) : rc;
-    }
-    return finish(rc, XCHG_ALLTOALL, &out, start, comm);
+    call_args_t a = {.coll = XCHG_ALLTOALL, .large = 1, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                     .sendcount = sendcount, .recvcount = recvcount, .sendtype = sendtype,
+                     .recvtype = recvtype, .comm = comm};
+    return serve(&a);
 }
 
 int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, 0.0, -1};
-    double start = start_time();
-    int rc = xchg_do_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                               &out);
-    if (rc == XCHG_PASS) {
-        rc = PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        return out.algo >= 0 ? finish(rc, XCHG_ALLGATHER, &out, start, MPI_COMM_NULL) : rc;
-    }
-    return finish(rc, XCHG_ALLGATHER, &out, start, comm);
+    call_args_t a = {.coll = XCHG_ALLGATHER, .large = 1, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                     .sendcount = sendcount, .recvcount = recvcount, .sendtype = sendtype,
+                     .recvtype = recvtype, .comm = comm};
+    return serve(&a);
 }
 
 int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, 0.0, -1};
-    double start = start_time();
-    xchg_counts_t sc = {NULL, sendcounts, NULL}, sd = {NULL, NULL, sdispls};
-    xchg_counts_t rcs = {NULL, recvcounts, NULL}, rd = {NULL, NULL, rdispls};
-    int rc = xchg_do_alltoallv(sendbuf, sc, sd, sendtype, recvbuf, rcs, rd, recvtype, comm, &out);
-    if (rc == XCHG_PASS) {
-        rc = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                              rdispls, recvtype, comm);
-        return out.algo >= 0 ? finish(rc, XCHG_ALLTOALLV, &out, start, MPI_COMM_NULL) : rc;
-    }
-    return finish(rc, XCHG_ALLTOALLV, &out, start, comm);
+    call_args_t a = {.coll = XCHG_ALLTOALLV, .large = 1, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                     .sendcounts = {.c = sendcounts}, .sdispls = {.a = sdispls},
+                     .recvcounts = {.c = recvcounts}, .rdispls = {.a = rdispls},
+                     .sendtype = sendtype, .recvtype = recvtype, .comm = comm};
+    return serve(&a);
 }
 #endif
