@@ -14,28 +14,30 @@
  * steps with equal counts), so one (r, k) costs O(log_r p) whatever r is; the runs of a radix
  * are found once and priced for every k.
  *
- * Choice of the parameters left 0, from a bounded set of candidates, so that a decision costs
- * well under 10 us at every p (the search over every r <= 64 and every k <= 16 it replaces
- * took 0.05 to 0.4 ms at p >= 64; build/xchg-decide measures it):
- *   r: p and p - 1; every radix up to 8 (16 for a given k), 16 and 32; for w = 2, 3, .. digits
- *      the smallest radix r_w with r_w^w >= p and the next one (4 for a given k): above r_w
- *      the w - 1 full subphases only grow while the last one shrinks slowly; ceil(p/m) for
- *      m = 2 .. 4 (.. 8 for a given k), a last subphase of m - 1 steps; and for a given k the
- *      radices jk + 1 at and above every r_w (full subphases of whole rounds).
- *   k: 1 and r - 1 first, then 2 .. 4, the steps of the last subphase and the end of every
- *      run of equal counts (a round boundary where the message size drops). Within a run
- *      every message has the same size, and there the time of R rounds of a subphase of n
- *      steps is R (beta + m tau (1 - port_share)) + port_share m tau n, which is least at
- *      R = 1 or R = n: so the best k is 1, r - 1 or at a run boundary.
+ * Choice of the parameters left 0, from a bounded set of candidates, so that the work of a
+ * decision hardly grows with p (the search it replaces priced every r for p <= 64, else
+ * r <= 32, r_w .. r_w + 16 and ceil(p/m) for m <= 8, each with k <= 16 and r - 1: 5 to 50
+ * times as many (r, k); build/xchg-decide measures what a decision costs):
+ *   r: p and p - 1; every radix up to 8 (16 for a given k), 16 and 32; for w = 2, 3, ..
+ *      digits the smallest radix r_w with r_w^w >= p, the one before it (the largest with
+ *      w + 1 digits) and the next one (4 for a given k): above r_w the w - 1 full subphases
+ *      only grow while the last one shrinks slowly; ceil(p/m) for m = 2 .. 4 (.. 8 for a
+ *      given k), a last subphase of m - 1 steps; for a given k, k and k + 1 and the radices
+ *      jk + 1 at and above every r_w (full subphases of whole rounds).
+ *   k: 1 and r - 1 first, then 2 .. 4 (2 .. 16 for a given r), the steps of every subphase
+ *      and the end of every run of equal counts (a round boundary where the message size
+ *      drops). Within a run every message has the same size, and there the time of R rounds
+ *      of a subphase of n steps is R (beta + m tau (1 - port_share)) + port_share m tau n,
+ *      least at R = 1 or R = n: so the best k is mostly 1 or r - 1, else near a run boundary.
  *   Pruning: a radix is built only when a lower bound of its time (its rounds' start-ups,
- *   p - 1 blocks on the wire, the block to self) can beat the best time so far; the k beyond
- *   1 and r - 1 are priced only when a bound over every k (rounds_bound) can. Ties go to the
- *   smaller r, then the smaller k, so the choice does not depend on the order of the search.
- *   Against the search it replaces (every r for p <= 64; r <= 32, r_w .. r_w + 16 and
- *   ceil(p/m) for m <= 8 above; k <= 16 and r - 1), over p = 2 .. 65536, 12 machines and
- *   blocks of 1 B .. 1 MiB: with r and k left 0 the predicted time is the same but in 7 of
- *   21252 cases (port_share 4: at most 0.8 % slower); with k given, 1.8 % of the cases are
- *   slower by 0.06 % (median) to 2.2 % (worst).
+ *   p - 1 blocks on the wire, the block to self) can beat the best time so far, and its k
+ *   beyond 1 and r - 1 are priced only when a bound over every k (rounds_bound) can. Ties go
+ *   to the smaller r, then the smaller k, so the choice does not depend on the search order.
+ *   Against the search it replaces, over p = 2 .. 65536, 12 machines and blocks of 1 B .. 1 MiB
+ *   (and 40000 random machines, p <= 5000): with r and k left 0 the predicted time is the
+ *   same or better but in 3 of 21252 cases (10 of 40000), at most 0.4 % slower; with r given
+ *   never slower (19 % of the random cases faster: more k candidates); with k given 1.6 %
+ *   (5 %) of the cases are slower, by 0.05 % (median) to 2.2 % (4 %) at worst.
  * The parameters are returned as they run: r above p acts as p and k above r - 1 acts as
  * r - 1 (algos/alltoall_radix.c), so r = min(r, p) and k = min(k, r - 1) (r >= 2, k >= 1);
  * a given r or k is otherwise kept.
@@ -45,8 +47,10 @@
 #include "cost.h"
 #include "../algos/sched/radix.h"
 
-#define RADIX_MAX_CAND 160 /* radix candidates: at most 2 + 16 + 7 * 5 + 2 * 30 + 7 */
-#define PORTS_MAX_CAND (3 + 4 * XCHG_RADIX_MAX_DIGITS)
+#define RADIX_MAX_CAND 160 /* radix candidates: at most 2 + 17 + 7 * 6 + 2 * 30 + 7 + 2 */
+#define PORTS_SEARCH 4     /* k up to this one for every radix of the search */
+#define PORTS_GIVEN_R 16   /* and for a given radix (the search it replaces went this far) */
+#define PORTS_MAX_CAND (PORTS_GIVEN_R + 4 * XCHG_RADIX_MAX_DIGITS)
 
 /* A radix's schedule, subphase by subphase, as runs of steps with equal counts. */
 typedef struct radix_shape {
@@ -166,11 +170,12 @@ static void add_candidate(int *list, int *n, int max, int v, int lo, int hi)
     list[(*n)++] = v;
 }
 
-/* The k candidates of a radix besides 1 and r - 1 (see the file header). */
-static int port_candidates(const radix_shape_t *shape, int *list)
+/* The k candidates of a radix besides 1 and r - 1 (see the file header): 2 .. upto, the steps
+ * of every subphase and the end of every run. */
+static int port_candidates(const radix_shape_t *shape, int upto, int *list)
 {
     int n = 0, most = shape->radix - 2;
-    for (int k = 2; k <= 4; k++)
+    for (int k = 2; k <= upto; k++)
         add_candidate(list, &n, PORTS_MAX_CAND, k, 2, most);
     for (int x = 0; x < shape->ndigits; x++) {
         add_candidate(list, &n, PORTS_MAX_CAND, shape->steps[x], 2, most);
@@ -231,7 +236,7 @@ static int radix_candidates(int p, int given_k, int *list)
      * it; for a given k the radices jk + 1 from r_w up (full subphases of whole rounds) */
     for (int w = 2; w < XCHG_RADIX_MAX_DIGITS; w++) {
         int r = smallest_radix(p, w);
-        for (int e = 0; e <= breadth->after && r > breadth->small; e++)
+        for (int e = -1; e <= breadth->after && r > breadth->small; e++)
             add_candidate(list, &n, RADIX_MAX_CAND, r + e, 2, p);
         if (given_k > 0) {
             int j = (r - 1 + given_k - 1) / given_k;
@@ -243,6 +248,11 @@ static int radix_candidates(int p, int given_k, int *list)
     }
     for (int m = 2; m <= breadth->parts; m++)
         add_candidate(list, &n, RADIX_MAX_CAND, (p + m - 1) / m, 2, p);
+    if (given_k > 0 && given_k < p) {
+        /* the largest radices whose subphases take one round each */
+        add_candidate(list, &n, RADIX_MAX_CAND, given_k, 2, p);
+        add_candidate(list, &n, RADIX_MAX_CAND, given_k + 1, 2, p);
+    }
     return n;
 }
 
@@ -321,7 +331,7 @@ static double search(int p, int given_k, const int *radices, int nradices, size_
             continue;
         shape_init(&shape, p, radices[i]);
         copies = copies_time(&shape, block_bytes, machine);
-        nports = port_candidates(&shape, ports);
+        nports = port_candidates(&shape, nradices == 1 ? PORTS_GIVEN_R : PORTS_SEARCH, ports);
         for (int j = 0; j < nports; j++)
             keep(rounds_time(&shape, ports[j], block_bytes, machine) + copies, radices[i], ports[j],
                  &best, best_r, best_k);

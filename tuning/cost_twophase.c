@@ -22,18 +22,26 @@
  * start-ups instead of p - 1); pairwise wins for balanced, large messages, where twophase
  * moves every byte twice and copies it three times.
  *
- * params: inner (0 = the library's selection), and r/k for a forced inner algorithm. They are
- * left as given: zero r/k are completed per transpose by the inner algorithm's own model when
- * the transposes run (xchg_alltoall_select_run), since the two blocks may prefer different r.
+ * params: inner (0 = the library's selection), and r/k for a forced inner algorithm. Zero r/k
+ * are left 0: they are completed per transpose by the inner algorithm's own model when the
+ * transposes run (xchg_alltoall_select_run), since the two blocks may prefer different r.
+ * Given r/k are returned as they run (as the inner model normalises them: radix r = min(r, p),
+ * k = min(k, r - 1); pairwise k = min(k, p - 1); the larger of the two transposes' values when
+ * they differ); with inner = 0 they are not used and only clamped to r <= p, k <= p - 1.
+ *
+ * Work: the plan (xchg_twophase_plan_init) and, per transpose, the model of the forced inner
+ * alltoall or of every registered alltoall for inner = 0 (each a bounded search,
+ * tuning/cost_radix.c).
  */
 #include <math.h>
 
 #include "cost.h"
 #include "../algos/sched/twophase.h"
 
-/* One transpose of block_bytes per rank pair. */
+/* One transpose of block_bytes per rank pair; *ran receives the inner parameters the forced
+ * inner model completed (zero for the library's selection). */
 static double transpose_cost(int p, size_t block_bytes, const xchg_machine_t *machine,
-                             const xchg_params_t *params)
+                             const xchg_params_t *params, xchg_params_t *ran)
 {
     xchg_call_t transpose = {0};
     double best = INFINITY;
@@ -42,13 +50,12 @@ static double transpose_cost(int p, size_t block_bytes, const xchg_machine_t *ma
     transpose.comm_size = p;
     transpose.block_bytes = block_bytes;
     transpose.max_block_bytes = block_bytes;
+    *ran = (xchg_params_t){0};
     if (params->inner > 0 && params->inner <= xchg_nalgos) {
         const xchg_algo_t *inner = &xchg_algos[params->inner - 1];
-        xchg_params_t inner_params = {0};
-        inner_params.radix = params->radix;
-        inner_params.nports = params->nports;
-        return inner->alltoall && inner->cost ? inner->cost(&transpose, machine, &inner_params)
-                                              : INFINITY;
+        ran->radix = params->radix;
+        ran->nports = params->nports;
+        return inner->alltoall && inner->cost ? inner->cost(&transpose, machine, ran) : INFINITY;
     }
     for (int i = 0; i < xchg_nalgos; i++) {
         const xchg_algo_t *algo = &xchg_algos[i];
@@ -65,20 +72,39 @@ static double transpose_cost(int p, size_t block_bytes, const xchg_machine_t *ma
     return best;
 }
 
+/* A given r or k as it runs (see the file header): the larger of the transposes' values, at
+ * most `most`; 0 stays 0. */
+static int ran_as(int given, int first, int second, int most)
+{
+    int v = first > second ? first : second;
+    if (given <= 0)
+        return given;
+    if (v <= 0)
+        v = given;
+    return v < most ? v : most;
+}
+
 double xchg_cost_alltoallv_twophase(const xchg_call_t *call, const xchg_machine_t *machine,
                                     xchg_params_t *params)
 {
     int p = call->comm_size;
     size_t h1 = call->max_send_bytes, h2 = call->max_recv_bytes, middle;
     xchg_twophase_plan_t plan;
+    xchg_params_t ran1 = {0}, ran2 = {0};
+    double t;
 
     if (p < 1 || xchg_twophase_plan_init(&plan, p, h1, h2, call->max_block_bytes) != 0)
         return INFINITY;
-    /* nothing crosses ranks: the self copy only */
-    if (p == 1 || h1 == 0 || h2 == 0)
-        return (double)call->max_block_bytes * machine->rho;
-    middle = (size_t)p * (plan.cap1 < plan.cap2 ? plan.cap1 : plan.cap2) * plan.unit_bytes;
-    return transpose_cost(p, plan.block1_bytes, machine, params) +
-           transpose_cost(p, plan.block2_bytes, machine, params) +
-           (double)(h1 + h2 + middle) * machine->rho;
+    if (p == 1 || h1 == 0 || h2 == 0) {
+        /* nothing crosses ranks: the self copy only */
+        t = (double)call->max_block_bytes * machine->rho;
+    } else {
+        middle = (size_t)p * (plan.cap1 < plan.cap2 ? plan.cap1 : plan.cap2) * plan.unit_bytes;
+        t = transpose_cost(p, plan.block1_bytes, machine, params, &ran1) +
+            transpose_cost(p, plan.block2_bytes, machine, params, &ran2) +
+            (double)(h1 + h2 + middle) * machine->rho;
+    }
+    params->radix = ran_as(params->radix, ran1.radix, ran2.radix, p > 2 ? p : 2);
+    params->nports = ran_as(params->nports, ran1.nports, ran2.nports, p > 2 ? p - 1 : 1);
+    return t;
 }

@@ -598,9 +598,10 @@ static double model(int p, size_t b, const xchg_machine_t *m, int *k)
 
 static void check_cost(void)
 {
-    const xchg_machine_t plain = {1e-6, 1e-9, 0.0, 1.0};
-    const xchg_machine_t ports = {1e-3, 1e-12, 0.0, 0.0}; /* start-ups dominate, free ports */
-    const xchg_machine_t copies = {0.0, 0.0, 1.0, 1.0};
+    const xchg_machine_t plain = {.beta = 1e-6, .tau = 1e-9, .rho = 0.0, .port_share = 1.0};
+    /* start-ups dominate, free ports */
+    const xchg_machine_t ports = {.beta = 1e-3, .tau = 1e-12, .rho = 0.0, .port_share = 0.0};
+    const xchg_machine_t copies = {.beta = 0.0, .tau = 0.0, .rho = 1.0, .port_share = 1.0};
     int k;
     double t, expected;
 

@@ -341,7 +341,7 @@ static double model_time_params(int p, size_t b, const xchg_machine_t *m, int *r
 /* The model's round sum against a round-by-round sum (tau only, so bytes count exactly). */
 static void check_cost_rounds(void)
 {
-    const xchg_machine_t m = {1e-6, 1e-9, 0.0, 0.5};
+    const xchg_machine_t m = {.beta = 1e-6, .tau = 1e-9, .rho = 0.0, .port_share = 0.5};
     for (int p = 2; p <= 150; p++)
         for (int r = 2; r <= p; r += r < 20 ? 1 : 7)
             for (int k = 1; k <= 4; k++) {
@@ -366,8 +366,9 @@ static void check_cost_rounds(void)
  * the time of what runs. */
 static void check_normalised(void)
 {
-    const xchg_machine_t plain = {1e-6, 1e-9, 0.0, 1.0};
-    const xchg_machine_t shared = {3e-6, 2e-10, 1e-10, 2.0}; /* ports that share badly */
+    const xchg_machine_t plain = {.beta = 1e-6, .tau = 1e-9, .rho = 0.0, .port_share = 1.0};
+    /* ports that share badly */
+    const xchg_machine_t shared = {.beta = 3e-6, .tau = 2e-10, .rho = 1e-10, .port_share = 2.0};
     static const int sizes[] = {1, 2, 3, 5, 8, 64, 100, 1024, 65536};
     static const int radices[] = {0, 2, 3, 7, 100, 1000000};
     static const int ports[] = {0, 1, 2, 5, 99, 1000000};
@@ -401,9 +402,9 @@ static void check_cost(void)
 {
     xchg_call_t call;
     xchg_params_t params;
-    const xchg_machine_t latency = {1e-3, 1e-12, 0.0, 1.0};
-    const xchg_machine_t bandwidth = {1e-9, 1e-6, 0.0, 1.0};
-    const xchg_machine_t plain = {1e-6, 1e-9, 0.0, 1.0};
+    const xchg_machine_t latency = {.beta = 1e-3, .tau = 1e-12, .rho = 0.0, .port_share = 1.0};
+    const xchg_machine_t bandwidth = {.beta = 1e-9, .tau = 1e-6, .rho = 0.0, .port_share = 1.0};
+    const xchg_machine_t plain = {.beta = 1e-6, .tau = 1e-9, .rho = 0.0, .port_share = 1.0};
     const int sizes[] = {2, 5, 8, 16, 64, 100, 513, 1024, 4096};
     double t;
 
@@ -460,7 +461,7 @@ static void check_cost(void)
     /* local copies: r = 2 packs (p = 4: ids {1,3} and {2,3}) and unpacks, r = p copies only
      * the block to self */
     {
-        const xchg_machine_t copies = {0.0, 0.0, 1.0, 1.0};
+        const xchg_machine_t copies = {.beta = 0.0, .tau = 0.0, .rho = 1.0, .port_share = 1.0};
         t = model_time(4, 1, &copies, 4, 1);
         CHECK(t == 1.0, "copies p=4 r=4 b=1: %g, expected 1", t);
         t = model_time(4, 1, &copies, 2, 1);
