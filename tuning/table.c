@@ -397,8 +397,7 @@ static int parse_point(const char *text, xchg_native_point_t *point, char *why, 
     }
     errno = 0;
     seconds = strtod(colon + 1, &end);
-    if (colon[1] == '\0' || *end != '\0' || errno == ERANGE || !isfinite(seconds) ||
-        seconds < 0) {
+    if (colon[1] == '\0' || *end != '\0' || errno == ERANGE || !isfinite(seconds) || seconds < 0) {
         snprintf(why, whylen, "bad time in point '%.*s%s' (expected seconds, a number >= 0)",
                  XCHG_QUOTE(text));
         return -1;

@@ -21,11 +21,11 @@
 
 typedef struct xchg_rule {
     int coll;
-    int pmin, pmax;     /* communicator sizes, inclusive */
-    size_t bmin, bmax;  /* size key (xchg_size_key) in bytes, inclusive */
-    int algo;           /* registry index */
+    int pmin, pmax;    /* communicator sizes, inclusive */
+    size_t bmin, bmax; /* size key (xchg_size_key) in bytes, inclusive */
+    int algo;          /* registry index */
     xchg_params_t params;
-    int line;           /* line of the file it came from */
+    int line; /* line of the file it came from */
 } xchg_rule_t;
 
 /* native's measured cost curve: the MPI library's own collective timed by xchg-tune for one
@@ -76,8 +76,7 @@ int xchg_table_parse(const char *text, xchg_table_t *table, xchg_table_report_fn
  * NUL bytes (a NUL byte is reported at its line and the file ignored: table left empty).
  * -1 when the file cannot be used at all (reported at line 0; errno set when it could not
  * be opened or read), else as parse. */
-int xchg_table_load(const char *path, xchg_table_t *table, xchg_table_report_fn *report,
-                    void *arg);
+int xchg_table_load(const char *path, xchg_table_t *table, xchg_table_report_fn *report, void *arg);
 /* The first rule that covers (coll, comm_size, size_key), or NULL. */
 const xchg_rule_t *xchg_table_lookup(const xchg_table_t *table, int coll, int comm_size,
                                      size_t size_key);

@@ -223,7 +223,8 @@ static void test_bad_lines(void)
     check_bad_line("native alltoall 8", "native line has too few fields");
     check_bad_line("native alltoal 8 0:1e-6", "native curve: unknown collective 'alltoal'");
     check_bad_line("native 8 alltoall 0:1e-6", "native curve: unknown collective '8'");
-    check_bad_line("native alltoall 2-4 0:1e-6", "bad communicator size '2-4' (expected one number");
+    check_bad_line("native alltoall 2-4 0:1e-6",
+                   "bad communicator size '2-4' (expected one number");
     check_bad_line("native alltoall * 0:1e-6", "bad communicator size '*'");
     check_bad_line("native alltoall 0 0:1e-6", "bad communicator size '0'");
     check_bad_line("native alltoall 4K 0:1e-6", "bad communicator size '4K'");
@@ -266,7 +267,7 @@ static void test_native_lines(void)
                                "alltoall 2-* 0-* pairwise   # a rule among the curves\n"
                                "native\tallgather\t8\t0:5e-6   # one point, tabs\n"
                                "native alltoall 4 0:1e-6 2k:3E-6 1g:1.5\r\n"
-                               "native alltoall 8 0:1\n";  /* 6: a second curve: skipped */
+                               "native alltoall 8 0:1\n"; /* 6: a second curve: skipped */
     xchg_table_t table;
     reports_t reports;
     const xchg_native_curve_t *curve;
@@ -384,13 +385,13 @@ static void test_native_curve_at(void)
     static const xchg_native_point_t single[] = {{4096, 7.0}};
     xchg_native_curve_t curve = {XCHG_ALLTOALL, 4, 4, (xchg_native_point_t *)rising, 0};
 
-    expect_at(&curve, 0, 1.0);   /* below the first point: its value */
+    expect_at(&curve, 0, 1.0); /* below the first point: its value */
     expect_at(&curve, 15, 1.0);
-    expect_at(&curve, 16, 1.0);  /* at the points: their values */
+    expect_at(&curve, 16, 1.0); /* at the points: their values */
     expect_at(&curve, 32, 2.0);
     expect_at(&curve, 64, 6.0);
     expect_at(&curve, 128, 10.0);
-    expect_at(&curve, 24, 1.5);  /* between: linear */
+    expect_at(&curve, 24, 1.5); /* between: linear */
     expect_at(&curve, 33, 2.125);
     expect_at(&curve, 48, 4.0);
     expect_at(&curve, 96, 8.0);
@@ -439,8 +440,8 @@ static void test_native_curve_add(void)
     CHECK(xchg_native_curve_add(&curves, XCHG_ALLGATHER, 8, bad_order, 2, 0) == -1 &&
               xchg_native_curve_add(&curves, XCHG_ALLGATHER, 8, bad_time, 2, 0) == -1 &&
               xchg_native_curve_add(&curves, XCHG_ALLGATHER, 8, points, 0, 0) == -1 &&
-              xchg_native_curve_add(&curves, XCHG_ALLGATHER, 8, points,
-                                    XCHG_NATIVE_MAX_POINTS + 1, 0) == -1 &&
+              xchg_native_curve_add(&curves, XCHG_ALLGATHER, 8, points, XCHG_NATIVE_MAX_POINTS + 1,
+                                    0) == -1 &&
               xchg_native_curve_add(&curves, XCHG_ALLGATHER, 16, bad_time, 2, 0) == -1,
           "invalid curves: expected -1 for points out of order, a negative time, 0 and %d points",
           XCHG_NATIVE_MAX_POINTS + 1);
@@ -514,8 +515,9 @@ static void test_native_round_trip(void)
     out = open_memstream(&text, &len);
     rc = xchg_table_write(out, &table, NULL);
     fclose(out);
-    CHECK(rc == 0 && strstr(text, "\nnative alltoall   8     0:2.1e-06 1:2.2e-06 "
-                                  "1K:3.3333333333333333e-06 64K:4.1e-05\n") &&
+    CHECK(rc == 0 &&
+              strstr(text, "\nnative alltoall   8     0:2.1e-06 1:2.2e-06 "
+                           "1K:3.3333333333333333e-06 64K:4.1e-05\n") &&
               strstr(text, "\nnative allgather  1000  4M:0.00625\n") &&
               strstr(text, "# native collective procs bytes:seconds"),
           "write: native lines not as expected:\n%s", text);

@@ -14,34 +14,48 @@
  *     large ones; the residual is reported as the root mean square relative error. The
  *     partner is a rank on the same node, and when the job spans nodes a rank on another node
  *     too; the table then uses the figures across nodes.
- *  2. port_share: rank 0 exchanges m = 1 MiB with k = 1..4 partners at once (one round of
- *     xchg_exchange); T_k = beta + m tau (1 + port_share (k - 1)) gives port_share by least
- *     squares over k from (T_k - T_1) / (T_1 - beta) = port_share (k - 1). When the node has
- *     fewer processing units than k + 1 busy ranks need (hwloc, as the shim counts them), the
- *     k messages each way go to one partner instead, so that the figure measures the
- *     messages in flight rather than processes waiting for a processor.
+ *  2. port_share: one round of xchg_exchange with k = 1..4 messages of m = 1 MiB (256 KiB with
+ *     --quick) each way; T_k = beta + m tau (1 + port_share (k - 1)) gives port_share by least
+ *     squares over k from (T_k - T_1) / (T_1 - beta) = port_share (k - 1). The round runs the
+ *     way the library's rounds will run on this node, under the library's waiting policy
+ *     (ctx->yield: XCHG_WAIT, by default yield when the node is oversubscribed and the MPI
+ *     library's own wait does not yield; shim/context.c, algos/round.c), and the report names
+ *     the policy:
+ *      - oversubscribed (more ranks on rank 0's node than hwloc's processing units for them):
+ *        every rank of that node sends k messages and receives k at once, as in a round of
+ *        pairwise:k, so the figure holds the processes that share a processor and yield it
+ *        while they wait, as they will in a collective;
+ *      - else rank 0 exchanges with k partners at once; when the node has fewer processing
+ *        units than k + 1 busy ranks need, the k messages each way go to one partner, so that
+ *        the figure measures the messages in flight rather than processes waiting for a
+ *        processor that a collective on this node would not leave idle.
  *  3. rho: seconds per byte of memcpy of 8 MiB on rank 0.
- *  4. The table: for each collective, each communicator size of --sizes (default 2 .. the
- *     job's size) and each block-size bucket (0 B and powers of two up to --max-bytes,
- *     default 4 MiB; powers of four with --quick), every applicable registered algorithm is
- *     priced by its cost model (xchg_algos[i].cost) with the parameters the model prefers and
- *     a few variants (r = 2, ceil(sqrt(p)), p; k = 1, 2, 4; every inner alltoall), and the
- *     cheapest wins. Bucket b covers block sizes from b up to the next bucket - 1 (the last
- *     one: and above); size p covers p up to the next listed size - 1 (the largest: itself).
- *     Equal neighbouring cells are merged into ranges, first over block sizes, then over
- *     communicator sizes whose rows are equal.
- *  5. --verify: every cell's model's best few candidates (--candidates, default 3) and native
- *     are timed on the spot (forced in-process with xchg_force, so the tool's own
- *     MPI_Alltoall etc. go through the shim; communicator of the cell's size split from the
- *     world, the other ranks sleep) and the measured best is kept. The report says how often
- *     the model's first choice was the measured best, the model's median relative error, and
- *     the time the verification took against timing every candidate (estimated from the
- *     measured time per candidate; --verify-all times them all).
+ *  4. native: the MPI library's own collective (forced in-process with xchg_force, so the
+ *     tool's own MPI_Alltoall etc. go through the shim) is timed for each collective, each
+ *     communicator size of --sizes (default 2 .. the job's size) and each block-size bucket
+ *     (0 B and powers of two up to --max-bytes, default 4 MiB; powers of four with --quick),
+ *     on a communicator of that size split from the world (the other ranks sleep). Each
+ *     collective and size gives a curve, seconds per call at the buckets, which the table
+ *     carries (`native` lines) and which prices native from here on: in the model's choice
+ *     below and, for calls no rule decides, in the library (tuning/cost_native.c). The report
+ *     compares the curves with the model of native (the MPI library's documented default
+ *     algorithm with the measured constants): the median of measured / modelled per collective.
+ *  5. The table: in every cell (collective x size x bucket) every applicable registered
+ *     algorithm is priced by its cost model (xchg_algos[i].cost) with the parameters the model
+ *     prefers and a few variants (r = 2, ceil(sqrt(p)), p; k = 1, 2, 4; every inner alltoall),
+ *     native by its measured time, and the cheapest wins. Bucket b covers block sizes from b up
+ *     to the next bucket - 1 (the last one: and above); size p covers p up to the next listed
+ *     size - 1 (the largest: itself). Equal neighbouring cells are merged into ranges, first
+ *     over block sizes, then over communicator sizes whose rows are equal.
+ *  6. --verify: every cell's model's best few candidates (--candidates, default 3) are timed
+ *     on the spot like native in phase 4 (whose time there stands for native) and the
+ *     measured best is kept. The report says how often the model's first choice was the
+ *     measured best, the model's median relative error, and the time the verification took
+ *     against timing every candidate (estimated from the measured time per candidate;
+ *     --verify-all times them all).
  *
- * Native (the MPI library's own collective) has no cost model (tuning/cost_base.c): only a
- * verified table can choose it. Every rank computes the same cells from the same broadcast
- * constants, so the verification loop runs in step on all ranks; only rank 0 prints and
- * writes.
+ * Every rank computes the same cells from the same broadcast constants and native times, so
+ * the measurement loops run in step on all ranks; only rank 0 prints and writes.
  */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include <math.h>
@@ -66,6 +80,15 @@
 #define PINGPONG_MAX ((size_t)4 << 20)
 #define PORTS_MAX 4
 
+_Static_assert(MAX_BUCKETS <= XCHG_NATIVE_MAX_POINTS, "a native curve holds every bucket");
+
+/* How the k simultaneous messages of the port_share measurement are laid out. */
+enum {
+    PORTS_PARTNERS,    /* rank 0 with ranks 1..k */
+    PORTS_ONE_PARTNER, /* k messages each way between ranks 0 and 1 */
+    PORTS_NODE         /* every rank of rank 0's node with its k successors and predecessors */
+};
+
 typedef struct options {
     const char *out_path; /* NULL: stdout */
     int sizes[MAX_SIZES];
@@ -77,8 +100,9 @@ typedef struct options {
 typedef struct candidate {
     int algo;
     xchg_params_t params; /* completed by the cost model */
-    double predicted;     /* seconds, INFINITY for native */
+    double predicted;     /* seconds: the cost model, for native its measured curve */
     double measured;      /* seconds (median), 0 when not timed */
+    int native;           /* the MPI library's own collective */
 } candidate_t;
 
 typedef struct cell {
@@ -382,47 +406,96 @@ static fit_t fit_linear(const size_t *m, const double *t, int n)
 /* ---------------------------------------------------------------------------------------- */
 /* Phase 2 and 3: k ports, local copies                                                      */
 
-/* T_k for k = 1..kmax on rank 0: one round of k exchanges of `bytes` in each direction, with
- * ranks 1..k (one_partner = 0), or all k with rank 1 (one_partner = 1: only two processes
- * busy, for nodes whose processing units cannot hold k + 1 busy ranks). */
-static int measure_ports(xchg_ctx_t *ctx, int kmax, int one_partner, size_t bytes, int reps,
+/* How many ranks rank 0's node has, and this rank's index among them in rank order through
+ * *mine (-1 when it is on another node). */
+static int node_count(const xchg_ctx_t *ctx, int *mine)
+{
+    int n = 0;
+    *mine = -1;
+    for (int r = 0; r < ctx->size; r++) {
+        if (r == ctx->rank && ctx->node_of[r] == ctx->node_of[0])
+            *mine = n;
+        n += ctx->node_of[r] == ctx->node_of[0];
+    }
+    return n;
+}
+
+/* The index-th rank, in rank order, of rank 0's node. */
+static int node_member(const xchg_ctx_t *ctx, int index)
+{
+    for (int r = 0; r < ctx->size; r++)
+        if (ctx->node_of[r] == ctx->node_of[0] && index-- == 0)
+            return r;
+    return 0;
+}
+
+/* This rank's messages in a round of k messages each way under layout (recvs land in
+ * recvbuf, k blocks of `bytes`); returns their count, 0 when the rank takes no part. */
+static int port_messages(const xchg_ctx_t *ctx, int layout, int k, size_t bytes, char *sendbuf,
+                         char *recvbuf, xchg_msg_t *sends, xchg_msg_t *recvs)
+{
+    int me = ctx->rank, n, mine, to, from;
+
+    if (layout == PORTS_PARTNERS && me > 0) {
+        if (me > k)
+            return 0;
+        sends[0] = (xchg_msg_t){0, sendbuf, bytes};
+        recvs[0] = (xchg_msg_t){0, recvbuf, bytes};
+        return 1;
+    }
+    if (layout == PORTS_ONE_PARTNER && me > 1)
+        return 0;
+    n = node_count(ctx, &mine);
+    if (layout == PORTS_NODE && mine < 0)
+        return 0;
+    for (int j = 0; j < k; j++) {
+        if (layout == PORTS_PARTNERS) {
+            to = from = j + 1;
+        } else if (layout == PORTS_ONE_PARTNER) {
+            to = from = 1 - me;
+        } else { /* the node's ranks in a ring: k successors, k predecessors */
+            to = node_member(ctx, (mine + 1 + j) % n);
+            from = node_member(ctx, (mine - 1 - j + n) % n);
+        }
+        sends[j] = (xchg_msg_t){to, sendbuf, bytes};
+        recvs[j] = (xchg_msg_t){from, recvbuf + (size_t)j * bytes, bytes};
+    }
+    return k;
+}
+
+/* T_k for k = 1..kmax on rank 0: the median of reps rounds of k messages of `bytes` in each
+ * direction, laid out by layout (PORTS_PARTNERS: rank 0 with ranks 1..k; PORTS_ONE_PARTNER:
+ * ranks 0 and 1 only, for nodes whose processing units cannot hold k + 1 busy ranks;
+ * PORTS_NODE: every rank of rank 0's node at once, as in a round of pairwise:k), under the
+ * context's waiting policy. The rounds of k = 1..kmax take turns, each after a barrier of all
+ * ranks (those that take no part sleep in it), so that every k sees the same load on a
+ * shared machine and starts together, as the rounds of a collective do. */
+static int measure_ports(xchg_ctx_t *ctx, int kmax, int layout, size_t bytes, int reps,
                          char *sendbuf, char *recvbuf, double *t_k)
 {
-    int rc = MPI_SUCCESS, me = ctx->rank;
-    double *times = malloc((size_t)reps * sizeof *times);
+    int rc = MPI_SUCCESS;
+    double *times = malloc((size_t)(kmax + 1) * reps * sizeof *times);
     if (!times)
         return MPI_ERR_NO_MEM;
-    for (int k = 1; k <= kmax && rc == MPI_SUCCESS; k++) {
-        int active = me <= (one_partner ? 1 : k);
-        xchg_msg_t sends[PORTS_MAX], recvs[PORTS_MAX];
-        int nmsgs = 0;
-        if (me == 0 || (one_partner && me == 1)) {
-            for (int j = 0; j < k; j++) {
-                int peer = one_partner ? 1 - me : j + 1;
-                sends[j] = (xchg_msg_t){peer, sendbuf, bytes};
-                recvs[j] = (xchg_msg_t){peer, recvbuf + (size_t)j * bytes, bytes};
-            }
-            nmsgs = k;
-        } else if (active) {
-            sends[0] = (xchg_msg_t){0, sendbuf, bytes};
-            recvs[0] = (xchg_msg_t){0, recvbuf, bytes};
-            nmsgs = 1;
+    for (int r = -3; r < reps && rc == MPI_SUCCESS; r++) {
+        for (int k = 1; k <= kmax && rc == MPI_SUCCESS; k++) {
+            xchg_msg_t sends[PORTS_MAX], recvs[PORTS_MAX];
+            int nmsgs = port_messages(ctx, layout, k, bytes, sendbuf, recvbuf, sends, recvs);
+            double t0;
+            rc = tool_barrier(MPI_COMM_WORLD, nmsgs == 0);
+            if (rc != MPI_SUCCESS || nmsgs == 0)
+                continue;
+            t0 = MPI_Wtime();
+            rc = xchg_exchange(ctx, sends, nmsgs, recvs, nmsgs);
+            if (r >= 0)
+                times[(size_t)k * reps + r] = MPI_Wtime() - t0;
         }
-        if (active) {
-            for (int r = -3; r < reps && rc == MPI_SUCCESS; r++) {
-                double t0 = MPI_Wtime();
-                rc = xchg_exchange(ctx, sends, nmsgs, recvs, nmsgs);
-                if (r >= 0)
-                    times[r] = MPI_Wtime() - t0;
-            }
-            if (me == 0) {
-                qsort(times, (size_t)reps, sizeof *times, tool_cmp_double);
-                t_k[k] = times[reps / 2];
-            }
-        }
-        if (rc == MPI_SUCCESS)
-            rc = tool_barrier(MPI_COMM_WORLD, !active);
     }
+    if (ctx->rank == 0)
+        for (int k = 1; k <= kmax; k++) {
+            qsort(times + (size_t)k * reps, (size_t)reps, sizeof *times, tool_cmp_double);
+            t_k[k] = times[(size_t)k * reps + reps / 2];
+        }
     free(times);
     return rc;
 }
@@ -458,7 +531,7 @@ out:
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Phase 4: candidates and cells                                                             */
+/* Phase 5: candidates and cells                                                             */
 
 static int cmp_candidate(const void *a, const void *b)
 {
@@ -475,24 +548,21 @@ static void add_candidate(candidate_t *out, int *n, int algo, const xchg_params_
     xchg_params_t params = *given;
     const char *why = "";
     double t;
-    int is_native = !a->alltoall && !a->allgather && !a->alltoallv;
 
     if (*n == MAX_CANDIDATES || !a->applies(call, &params, &why))
         return;
     t = a->cost(call, machine, &params);
-    if (is_native)
-        t = INFINITY;
-    else if (!isfinite(t))
+    if (!isfinite(t))
         return;
     for (int i = 0; i < *n; i++)
         if (out[i].algo == algo && memcmp(&out[i].params, &params, sizeof params) == 0)
             return;
-    out[*n] = (candidate_t){algo, params, t, 0};
+    out[*n] = (candidate_t){algo, params, t, 0, a->native};
     (*n)++;
 }
 
 /* Every applicable algorithm of coll with the model's parameters and a few variants, cheapest
- * first (native, which has no model, last). */
+ * first (native priced by its curve in machine->native, else by its model). */
 static int enumerate(int coll, int p, size_t bytes, const xchg_machine_t *machine, candidate_t *out)
 {
     xchg_call_t call = tool_model_call(coll, p, bytes);
@@ -552,7 +622,17 @@ static int make_buckets(const options_t *opt, size_t *buckets)
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Phase 5: verification                                                                     */
+/* Phase 6: verification                                                                     */
+
+static double median_of(series_t *series)
+{
+    int n = series->n;
+    double *values = series->values;
+    if (n == 0)
+        return 0;
+    qsort(values, (size_t)n, sizeof *values, tool_cmp_double);
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
 
 static void series_add(series_t *series, double value)
 {
@@ -567,46 +647,66 @@ static void series_add(series_t *series, double value)
     series->values[series->n++] = value;
 }
 
-/* Time the candidates of one cell on comm and return the index of the measured best. */
+/* Median seconds per call of spec (forced in-process) on comm, or -1 when timing failed
+ * (reported); *wall gets the time the measurement took. */
+static double time_spec(int coll, const char *spec, size_t bytes, double budget,
+                        const options_t *opt, tool_call_t *call, MPI_Comm comm, double *wall)
+{
+    tool_timing_t timing;
+    int rc = MPI_ERR_OTHER;
+
+    tool_call_uniform(call, bytes);
+    if (xchg_force(coll, spec) == 0) /* cannot fail for a spec the registry wrote */
+        rc = tool_time_collective(call, comm, budget, opt->quick ? 2 : 3, 50, NULL, NULL, NULL,
+                                  &timing, NULL);
+    xchg_force(coll, "auto");
+    *wall = rc == MPI_SUCCESS ? timing.wall : 0;
+    if (rc == MPI_SUCCESS)
+        return timing.median;
+    if (world_rank == 0)
+        fprintf(stderr, "xchg-tune: timing %s %s p=%d bytes=%zu failed\n", xchg_coll_name(coll),
+                spec, call->p, bytes);
+    return -1;
+}
+
+/* Time the candidates of one cell on comm and return the index of the measured best. Native
+ * is not timed again when phase 4 timed it in this cell (native_time >= 0). */
 static int verify_cell(int coll, int p, size_t bytes, candidate_t *cands, int ncands,
-                       const options_t *opt, tool_call_t *call, MPI_Comm comm, verify_summary_t *s)
+                       double native_time, const options_t *opt, tool_call_t *call, MPI_Comm comm,
+                       verify_summary_t *s)
 {
     double budget = opt->quick ? 0.004 : 0.02, spent = 0;
     int best = -1, timed = 0, with_model = 0;
     char spec[160];
 
-    tool_call_uniform(call, bytes);
     for (int i = 0; i < ncands; i++) {
-        tool_timing_t timing;
-        int is_native = !isfinite(cands[i].predicted);
-        if (!is_native && !opt->verify_all && with_model >= opt->ncandidates)
+        double wall;
+        if (!cands[i].native && !opt->verify_all && with_model >= opt->ncandidates)
             continue;
-        with_model += !is_native;
-        spec_of(cands[i].algo, &cands[i].params, spec, sizeof spec);
-        if (xchg_force(coll, spec) != 0) /* cannot happen for a spec the registry wrote */
-            continue;
-        if (tool_time_collective(call, comm, budget, opt->quick ? 2 : 3, 50, NULL, NULL, NULL,
-                                 &timing, NULL) != MPI_SUCCESS) {
-            if (world_rank == 0)
-                fprintf(stderr, "xchg-tune: timing %s %s p=%d bytes=%zu failed\n",
-                        xchg_coll_name(coll), spec, p, bytes);
-            continue;
+        with_model += !cands[i].native;
+        if (cands[i].native && native_time >= 0) {
+            cands[i].measured = native_time;
+        } else {
+            spec_of(cands[i].algo, &cands[i].params, spec, sizeof spec);
+            cands[i].measured = time_spec(coll, spec, bytes, budget, opt, call, comm, &wall);
+            if (cands[i].measured < 0) {
+                cands[i].measured = 0;
+                continue;
+            }
+            spent += wall;
+            timed++;
         }
-        cands[i].measured = timing.median;
-        spent += timing.wall;
-        timed++;
-        if (best < 0 || timing.median < cands[best].measured)
+        if (best < 0 || cands[i].measured < cands[best].measured)
             best = i;
-        if (!is_native) {
-            double error = fabs(cands[i].predicted - timing.median) / timing.median;
+        if (!cands[i].native) {
+            double error = fabs(cands[i].predicted - cands[i].measured) / cands[i].measured;
             series_add(&s->errors, error);
             if (p <= s->pus)
                 series_add(&s->errors_fitting, error);
             if (cands[i].predicted > 0)
-                series_add(&s->ratios, timing.median / cands[i].predicted);
+                series_add(&s->ratios, cands[i].measured / cands[i].predicted);
         }
     }
-    xchg_force(coll, "auto");
 
     s->cells++;
     s->timed += timed;
@@ -619,9 +719,9 @@ static int verify_cell(int coll, int p, size_t bytes, candidate_t *cands, int nc
             s->model_first_best++;
         if (first->measured > 0 && first->measured <= 1.1 * cands[best].measured)
             s->model_first_within10++;
-        if (first->measured > 0 && isfinite(first->predicted))
+        if (first->measured > 0)
             s->slowdown_log_sum += log(first->measured / cands[best].measured);
-        if (!isfinite(cands[best].predicted))
+        if (cands[best].native)
             s->native_best++;
     }
     if (opt->verbose && world_rank == 0 && best >= 0) {
@@ -635,6 +735,182 @@ static int verify_cell(int coll, int p, size_t bytes, candidate_t *cands, int nc
                 cands[0].measured * 1e6, best_spec, cands[best].measured * 1e6);
     }
     return best;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Measurement loops over the cells (phases 4 and 6)                                         */
+
+/* value with 4 significant digits: what the table says is what this run used */
+static double round_digits(double value)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%.4g", value);
+    return strtod(text, NULL);
+}
+
+/* The index of a cell (collective, size index, bucket) in cells and native times. */
+static size_t cell_at(const options_t *opt, int nbuckets, int coll, int s, int b)
+{
+    return ((size_t)coll * opt->nsizes + s) * nbuckets + b;
+}
+
+/* One cell of a measurement loop, collective over comm (opt->sizes[s] ranks): call holds
+ * buffers for coll up to the largest bucket. */
+typedef void cell_fn(int coll, int s, int b, tool_call_t *call, MPI_Comm comm, void *arg);
+
+/* fn in every cell, size by size, on a communicator of world ranks 0 .. p - 1 split from the
+ * world (the other ranks sleep in a barrier); with progress, one line per size on rank 0. */
+static void for_each_cell(const options_t *opt, const size_t *buckets, int nbuckets, int progress,
+                          cell_fn *fn, void *arg)
+{
+    size_t max_block = buckets[nbuckets - 1];
+    size_t per_rank = (size_t)opt->sizes[opt->nsizes - 1] * max_block;
+
+    for (int s = 0; s < opt->nsizes; s++) {
+        int p = opt->sizes[s], member = world_rank < p;
+        MPI_Comm comm;
+        double t0 = MPI_Wtime();
+        MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED, world_rank, &comm);
+        for (int coll = 0; member && coll < XCHG_NCOLLS; coll++) {
+            tool_call_t call;
+            if (tool_call_alloc(&call, coll, p, world_rank,
+                                coll == XCHG_ALLGATHER ? max_block : per_rank, per_rank) != 0) {
+                fprintf(stderr, "xchg-tune: out of memory for %zu-byte buffers\n", per_rank);
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+            for (int b = 0; b < nbuckets; b++)
+                fn(coll, s, b, &call, comm, arg);
+            tool_call_free(&call);
+        }
+        if (member)
+            MPI_Comm_free(&comm);
+        tool_barrier(MPI_COMM_WORLD, 1);
+        if (world_rank == 0 && progress) {
+            fprintf(info, "  p=%d: %.1f s\n", p, MPI_Wtime() - t0);
+            fflush(info);
+        }
+    }
+}
+
+typedef struct native_pass {
+    const options_t *opt;
+    const size_t *buckets;
+    int nbuckets;
+    double *times;  /* [cell] median seconds per call, -1 where timing failed */
+    double seconds; /* spent timing */
+} native_pass_t;
+
+static void time_native(int coll, int s, int b, tool_call_t *call, MPI_Comm comm, void *arg)
+{
+    native_pass_t *pass = arg;
+    const options_t *opt = pass->opt;
+    double wall, budget = opt->verify ? (opt->quick ? 0.004 : 0.02) : (opt->quick ? 0.002 : 0.005);
+
+    pass->times[cell_at(opt, pass->nbuckets, coll, s, b)] =
+        time_spec(coll, "native", pass->buckets[b], budget, opt, call, comm, &wall);
+    pass->seconds += wall;
+}
+
+/* Phase 4: native timed in every cell into times (on every rank: rank 0 takes part in every
+ * size and broadcasts what it measured, so that every rank builds the same curves and makes
+ * the same choices). */
+static int measure_native(const options_t *opt, const size_t *buckets, int nbuckets, double *times,
+                          double *seconds)
+{
+    native_pass_t pass = {opt, buckets, nbuckets, times, 0};
+    int ncells = XCHG_NCOLLS * opt->nsizes * nbuckets, rc;
+
+    for (int i = 0; i < ncells; i++)
+        times[i] = -1;
+    for_each_cell(opt, buckets, nbuckets, 0, time_native, &pass);
+    *seconds = pass.seconds;
+    rc = tool_bcast(times, ncells, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS)
+        rc = tool_bcast(seconds, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    return rc;
+}
+
+/* The curve of each collective and size: its timed buckets, 4 significant digits (what the
+ * table's native lines say is what this run used). */
+static void build_curves(const double *times, const options_t *opt, const size_t *buckets,
+                         int nbuckets, xchg_native_curves_t *curves)
+{
+    xchg_native_point_t points[MAX_BUCKETS];
+    for (int coll = 0; coll < XCHG_NCOLLS; coll++)
+        for (int s = 0; s < opt->nsizes; s++) {
+            int n = 0;
+            for (int b = 0; b < nbuckets; b++) {
+                double t = times[cell_at(opt, nbuckets, coll, s, b)];
+                if (t >= 0)
+                    points[n++] = (xchg_native_point_t){buckets[b], round_digits(t)};
+            }
+            if (n > 0 && xchg_native_curve_add(curves, coll, opt->sizes[s], points, n, 0) != 0 &&
+                world_rank == 0)
+                fprintf(stderr, "xchg-tune: no memory for the native curve of %s on %d ranks\n",
+                        xchg_coll_name(coll), opt->sizes[s]);
+        }
+}
+
+/* Per collective: measured native / the model of native (tuning/cost_native.c without the
+ * curves: the MPI library's default algorithm priced with the measured constants), the
+ * median and the range over the timed cells. */
+static void describe_native(FILE *out, const char *prefix, const double *times,
+                            const options_t *opt, const size_t *buckets, int nbuckets,
+                            const xchg_machine_t *machine)
+{
+    xchg_machine_t modelled = *machine;
+    xchg_params_t none;
+    series_t ratios = {NULL, 0, 0};
+
+    modelled.native = NULL;
+    for (int coll = 0; coll < XCHG_NCOLLS; coll++) {
+        ratios.n = 0;
+        for (int s = 0; s < opt->nsizes; s++)
+            for (int b = 0; b < nbuckets; b++) {
+                xchg_call_t call = tool_model_call(coll, opt->sizes[s], buckets[b]);
+                double t = times[cell_at(opt, nbuckets, coll, s, b)], model;
+                memset(&none, 0, sizeof none);
+                model = xchg_cost_native(&call, &modelled, &none);
+                if (t >= 0 && model > 0)
+                    series_add(&ratios, round_digits(t) / model);
+            }
+        if (ratios.n == 0) {
+            fprintf(out, "%snative %s: not measured\n", prefix, xchg_coll_name(coll));
+            continue;
+        }
+        qsort(ratios.values, (size_t)ratios.n, sizeof *ratios.values, tool_cmp_double);
+        fprintf(out,
+                "%snative %s: measured / modelled (the MPI library's default algorithm with "
+                "these constants) median %.3gx, from %.3gx to %.3gx over %d cells\n",
+                prefix, xchg_coll_name(coll), median_of(&ratios), ratios.values[0],
+                ratios.values[ratios.n - 1], ratios.n);
+    }
+    free(ratios.values);
+}
+
+typedef struct verify_pass {
+    const options_t *opt;
+    const size_t *buckets;
+    int nbuckets;
+    const xchg_machine_t *machine; /* native priced by its curves */
+    const double *native_times;    /* phase 4 */
+    cell_t *cells;
+    candidate_t *cands;
+    verify_summary_t *summary;
+} verify_pass_t;
+
+static void verify_one(int coll, int s, int b, tool_call_t *call, MPI_Comm comm, void *arg)
+{
+    verify_pass_t *pass = arg;
+    size_t at = cell_at(pass->opt, pass->nbuckets, coll, s, b);
+    int p = pass->opt->sizes[s];
+    int n = enumerate(coll, p, pass->buckets[b], pass->machine, pass->cands);
+    int best = verify_cell(coll, p, pass->buckets[b], pass->cands, n, pass->native_times[at],
+                           pass->opt, call, comm, pass->summary);
+    if (best >= 0) {
+        pass->cells[at].algo = pass->cands[best].algo;
+        pass->cells[at].params = pass->cands[best].params;
+    }
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -710,7 +986,10 @@ typedef struct measured {
     fit_t same, cross; /* same node; across nodes (ok = 0 when not measured) */
     int same_peer, cross_peer;
     double t_k[PORTS_MAX + 1];
-    int kmax, one_partner;
+    int kmax, layout;
+    int yield;          /* the waiting policy the rounds ran under (ctx->yield) */
+    int oversubscribed; /* rank 0's node has more ranks than processing units */
+    int node_size, node_pus;
     size_t port_bytes;
     double port_share;
     int port_measured;
@@ -726,13 +1005,6 @@ static void fit_text(const char *what, const fit_t *f, int peer, char *out, size
              "%.1f%% rms, %.1f%% worst over %d sizes%s",
              what, peer, f->beta, f->tau, f->tau > 0 ? 1e-9 / f->tau : 0.0, 100 * f->rms,
              100 * f->worst, f->npoints, f->dropped ? " (outliers dropped)" : "");
-}
-
-static double round_digits(double value)
-{
-    char text[32];
-    snprintf(text, sizeof text, "%.4g", value);
-    return strtod(text, NULL);
 }
 
 static void print_points(const char *what, const size_t *sizes, const double *oneway, int n,
@@ -779,21 +1051,35 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
     for (size_t s = 1; s <= pp_max; s *= opt->quick ? 4 : 2)
         sizes[nsizes++] = s;
 
-    /* k partners need k + 1 busy processes: with fewer processing units on the node than
-     * that, k messages go to one partner instead (two busy processes) */
+    /* the k messages as the library's rounds will run here: on an oversubscribed node every
+     * rank of it at once (they share the processors and wait under the library's policy, as
+     * in a collective); else k partners, which need k + 1 busy processes: with fewer
+     * processing units on the node than that, k messages go to one partner instead */
     {
-        int layout[2], pus = processing_units(ctx);
+        int layout[6], pus = processing_units(ctx), mine;
+        int local = node_count(ctx, &mine);
         layout[0] = ctx->size - 1 < PORTS_MAX ? ctx->size - 1 : PORTS_MAX;
-        layout[1] = 0;
-        if (ctx->nnodes == 1 && (pus - 1 < layout[0] || layout[0] < 2)) {
+        layout[1] = PORTS_PARTNERS;
+        layout[2] = ctx->node_pus > 0 && local > ctx->node_pus;
+        layout[3] = local;
+        layout[4] = pus;
+        if (layout[2] && local >= 3) {
+            layout[0] = local - 1 < PORTS_MAX ? local - 1 : PORTS_MAX;
+            layout[1] = PORTS_NODE;
+        } else if (ctx->nnodes == 1 && (pus - 1 < layout[0] || layout[0] < 2)) {
             layout[0] = PORTS_MAX;
-            layout[1] = 1;
+            layout[1] = PORTS_ONE_PARTNER;
         }
-        rc = tool_bcast(layout, 2, MPI_INT, 0, MPI_COMM_WORLD); /* rank 0's view for all */
+        layout[5] = ctx->yield;
+        rc = tool_bcast(layout, 6, MPI_INT, 0, MPI_COMM_WORLD); /* rank 0's view for all */
         if (rc != MPI_SUCCESS)
             return rc;
         m->kmax = layout[0];
-        m->one_partner = layout[1];
+        m->layout = layout[1];
+        m->oversubscribed = layout[2];
+        m->node_size = layout[3];
+        m->node_pus = layout[4];
+        m->yield = layout[5];
     }
     m->port_bytes = opt->quick ? ((size_t)256 << 10) : ((size_t)1 << 20);
     buf = malloc(pp_max > m->port_bytes ? pp_max : m->port_bytes);
@@ -826,8 +1112,8 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
     }
 
     /* k simultaneous exchanges against one */
-    rc = measure_ports(ctx, m->kmax, m->one_partner, m->port_bytes, opt->quick ? 20 : 40, buf,
-                       recvbuf, m->t_k);
+    rc = measure_ports(ctx, m->kmax, m->layout, m->port_bytes, opt->quick ? 20 : 40, buf, recvbuf,
+                       m->t_k);
     if (rc != MPI_SUCCESS)
         return rc;
 
@@ -872,6 +1158,21 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
     return rc;
 }
 
+/* Why the rounds waited as they did (the library's policy, shim/context.c). */
+static const char *wait_reason(const measured_t *m)
+{
+    if (xchg_config.wait == 1)
+        return "XCHG_WAIT=spin";
+    if (xchg_config.wait == 2)
+        return "XCHG_WAIT=yield";
+    if (m->yield)
+        return "XCHG_WAIT=auto on an oversubscribed node";
+    if (m->oversubscribed)
+        return "XCHG_WAIT=auto on an oversubscribed node, where the MPI library's own wait "
+               "yields";
+    return "XCHG_WAIT=auto on a node that is not oversubscribed";
+}
+
 static void describe_measurements(FILE *out, const char *prefix, const measured_t *m,
                                   const xchg_machine_t *machine)
 {
@@ -887,10 +1188,21 @@ static void describe_measurements(FILE *out, const char *prefix, const measured_
     if (!m->same.ok && !m->cross.ok)
         fprintf(out, "%sping-pong: not measured; built-in beta and tau\n", prefix);
     if (m->port_measured) {
-        fprintf(out, "%sk simultaneous exchanges of %zu B (%s):", prefix, m->port_bytes,
-                m->one_partner ? "k messages each way between ranks 0 and 1: too few "
-                                 "processing units or ranks for k partners"
-                               : "rank 0 with ranks 1..k");
+        char layout[256];
+        if (m->layout == PORTS_NODE)
+            snprintf(layout, sizeof layout,
+                     "each of the %d ranks on rank 0's node with its k neighbours at once, as in "
+                     "a round of pairwise:k: the node is oversubscribed, %d ranks on %d "
+                     "processing units",
+                     m->node_size, m->node_size, m->node_pus);
+        else
+            snprintf(layout, sizeof layout, "%s",
+                     m->layout == PORTS_ONE_PARTNER
+                         ? "k messages each way between ranks 0 and 1: too few processing units "
+                           "or ranks for k partners"
+                         : "rank 0 with ranks 1..k");
+        fprintf(out, "%sk simultaneous exchanges of %zu B (%s), under %s waiting (%s):", prefix,
+                m->port_bytes, layout, m->yield ? "yield" : "spin", wait_reason(m));
         for (int k = 1; k <= m->kmax; k++)
             fprintf(out, " T%d=%.3g s", k, m->t_k[k]);
         fprintf(out, " -> port_share=%.3g\n", m->port_share);
@@ -913,14 +1225,90 @@ static void read_load(char *out, size_t outlen)
     }
 }
 
-static double median_of(series_t *series)
+/* The table's comment: where and how it was made, what was measured, how cells were chosen. */
+static void make_comment(char *comment, size_t len, const options_t *opt, const xchg_ctx_t *ctx,
+                         const measured_t *m, const xchg_machine_t *machine,
+                         const double *native_times, const size_t *buckets, int nbuckets,
+                         const char *mpi_name, const char *load)
 {
-    int n = series->n;
-    double *values = series->values;
-    if (n == 0)
-        return 0;
-    qsort(values, (size_t)n, sizeof *values, tool_cmp_double);
-    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+    char host[256] = "?", date[64] = "?", *text = NULL;
+    time_t now = time(NULL);
+    size_t text_len = 0, used = 0;
+    FILE *mem;
+
+    gethostname(host, sizeof host);
+    host[sizeof host - 1] = '\0';
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
+    used += (size_t)snprintf(comment + used, len - used,
+                             "written by xchg-tune on %s, %s\n%s, %d ranks on %d node%s, %s "
+                             "waiting, load average %s at the start\n",
+                             host, date, mpi_name, world_size, ctx->nnodes,
+                             ctx->nnodes > 1 ? "s" : "", ctx->yield ? "yield" : "spin", load);
+    mem = open_memstream(&text, &text_len);
+    if (mem) {
+        describe_measurements(mem, "", m, machine);
+        describe_native(mem, "", native_times, opt, buckets, nbuckets, machine);
+        fclose(mem);
+        used += (size_t)snprintf(comment + used, len - used, "%s", text);
+        free(text);
+    }
+    if (used < len)
+        snprintf(comment + used, len - used,
+                 "cells: communicator sizes %d..%d x block bytes 0..%zu (powers of %d); "
+                 "choice: %s\n"
+                 "first match wins; calls no rule covers use the cost models with the machine "
+                 "line, and native's curve for their collective and communicator size",
+                 opt->sizes[0], opt->sizes[opt->nsizes - 1], opt->max_bytes, opt->quick ? 4 : 2,
+                 opt->verify ? (opt->verify_all ? "measured best of every candidate"
+                                                : "measured best of the model's best and native")
+                             : "cheapest cost model, native at its measured time");
+}
+
+/* Write the table to -o FILE or standard output; 0, or 1 when that failed (reported). */
+static int write_table(const options_t *opt, const xchg_table_t *table, const char *comment)
+{
+    FILE *out = stdout;
+    int status = 0;
+
+    if (opt->out_path) {
+        out = fopen(opt->out_path, "w");
+        if (!out) {
+            fprintf(stderr, "xchg-tune: cannot write %s\n", opt->out_path);
+            return 1;
+        }
+    }
+    if (xchg_table_write(out, table, comment) != 0) {
+        fprintf(stderr, "xchg-tune: writing the table failed\n");
+        status = 1;
+    }
+    if (out != stdout && fclose(out) != 0 && status == 0) {
+        fprintf(stderr, "xchg-tune: writing %s failed\n", opt->out_path);
+        status = 1;
+    }
+    return status;
+}
+
+static void report_verify(verify_summary_t *summary)
+{
+    fprintf(info,
+            "verify: the model's first choice was the measured best in %d of %d cells "
+            "(%.0f%%), within 10%% of it in %d (%.0f%%); native was best in %d\n",
+            summary->model_first_best, summary->cells,
+            100.0 * summary->model_first_best / summary->cells, summary->model_first_within10,
+            100.0 * summary->model_first_within10 / summary->cells, summary->native_best);
+    fprintf(info,
+            "verify: median relative error of the model %.0f%% (%d timings; %.0f%% "
+            "over the %d with no more ranks than the %d processing units); measured "
+            "time / predicted: median %.3gx; the model's choice took %.2fx the best's "
+            "time (geometric mean)\n",
+            100 * median_of(&summary->errors), summary->errors.n,
+            100 * median_of(&summary->errors_fitting), summary->errors_fitting.n, summary->pus,
+            median_of(&summary->ratios), exp(summary->slowdown_log_sum / summary->cells));
+    fprintf(info,
+            "verify: timed %d of %d candidates in %.1f s; timing every candidate would "
+            "take about %.1f s\n",
+            summary->timed, summary->all_candidates, summary->seconds,
+            summary->estimated_all_seconds);
 }
 
 int main(int argc, char **argv)
@@ -928,13 +1316,15 @@ int main(int argc, char **argv)
     options_t opt;
     measured_t m;
     xchg_machine_t machine;
+    xchg_table_t table; /* native's curves on every rank, the rules on rank 0 */
     xchg_ctx_t *ctx;
     size_t buckets[MAX_BUCKETS];
-    int nbuckets, rc = MPI_SUCCESS, status = 0;
+    int nbuckets, ncells, native_chosen = 0, rc = MPI_SUCCESS, status = 0;
     cell_t *cells = NULL;
+    double *native_times = NULL; /* [cell] seconds per call, -1 where not measured */
     candidate_t *cands = NULL;
     verify_summary_t summary;
-    double start, model_seconds;
+    double start, model_seconds, native_seconds;
     char mpi_name[64], load[32];
 
     MPI_Init(&argc, &argv);
@@ -943,6 +1333,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
     memset(&summary, 0, sizeof summary);
+    memset(&table, 0, sizeof table);
 
     status = parse_options(argc, argv, &opt);
     if (status != 0) {
@@ -986,169 +1377,78 @@ int main(int argc, char **argv)
     }
 
     summary.pus = processing_units(ctx);
-
-    /* phase 4: the model's choice in every cell */
     nbuckets = make_buckets(&opt, buckets);
-    cells = calloc((size_t)XCHG_NCOLLS * opt.nsizes * nbuckets, sizeof *cells);
+    ncells = XCHG_NCOLLS * opt.nsizes * nbuckets;
+    cells = calloc((size_t)ncells, sizeof *cells);
+    native_times = malloc((size_t)ncells * sizeof *native_times);
     cands = malloc(MAX_CANDIDATES * sizeof *cands);
-    if (!cells || !cands) {
+    if (!cells || !native_times || !cands) {
         rc = MPI_ERR_NO_MEM;
         goto fail;
     }
+
+    /* phase 4: native's curves, which price native from here on */
+    rc = measure_native(&opt, buckets, nbuckets, native_times, &native_seconds);
+    if (rc != MPI_SUCCESS)
+        goto fail;
+    build_curves(native_times, &opt, buckets, nbuckets, &table.native);
+    machine.native = &table.native;
+    if (world_rank == 0) {
+        fprintf(info, "  native timed in %d cells in %.1f s\n", ncells, native_seconds);
+        describe_native(info, "  ", native_times, &opt, buckets, nbuckets, &machine);
+        fflush(info);
+    }
+
+    /* phase 5: the model's choice in every cell, native at its measured cost */
     model_seconds = MPI_Wtime();
     for (int coll = 0; coll < XCHG_NCOLLS; coll++)
         for (int s = 0; s < opt.nsizes; s++)
             for (int b = 0; b < nbuckets; b++) {
-                cell_t *cell = &cells[((size_t)coll * opt.nsizes + s) * nbuckets + b];
+                cell_t *cell = &cells[cell_at(&opt, nbuckets, coll, s, b)];
                 int n = enumerate(coll, opt.sizes[s], buckets[b], &machine, cands);
-                if (n > 0 && isfinite(cands[0].predicted)) {
-                    cell->algo = cands[0].algo;
-                    cell->params = cands[0].params;
-                    cell->predicted = cands[0].predicted;
-                } else {
-                    cell->algo = xchg_algo_find(coll, "native");
-                    cell->predicted = INFINITY;
-                }
+                cell->algo = n > 0 ? cands[0].algo : xchg_algo_find(coll, "native");
+                cell->params = n > 0 ? cands[0].params : (xchg_params_t){0, 0, 0};
+                cell->predicted = n > 0 ? cands[0].predicted : INFINITY;
+                native_chosen += xchg_algos[cell->algo].native;
             }
     model_seconds = MPI_Wtime() - model_seconds;
 
-    /* phase 5: measure the best candidates of every cell */
+    /* phase 6: measure the best candidates of every cell */
     if (opt.verify) {
-        size_t max_block = opt.max_bytes;
-        int largest = opt.sizes[opt.nsizes - 1];
-        tool_call_t calls[XCHG_NCOLLS];
+        verify_pass_t pass = {&opt,         buckets, nbuckets, &machine,
+                              native_times, cells,   cands,    &summary};
         if (world_rank == 0) {
-            fprintf(info, "xchg-tune: verifying %d cells (%s)...\n",
-                    XCHG_NCOLLS * opt.nsizes * nbuckets,
+            fprintf(info, "xchg-tune: verifying %d cells (%s)...\n", ncells,
                     opt.verify_all ? "every candidate" : "the model's best and native");
             fflush(info);
         }
-        for (int s = 0; s < opt.nsizes; s++) {
-            int p = opt.sizes[s], member = world_rank < p;
-            MPI_Comm comm;
-            double t0 = MPI_Wtime();
-            MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED, world_rank, &comm);
-            if (member) {
-                for (int coll = 0; coll < XCHG_NCOLLS; coll++) {
-                    size_t per_rank = (size_t)largest * max_block;
-                    if (tool_call_alloc(&calls[coll], coll, p, world_rank,
-                                        coll == XCHG_ALLGATHER ? max_block : per_rank,
-                                        per_rank) != 0) {
-                        fprintf(stderr, "xchg-tune: out of memory for %zu-byte buffers\n",
-                                per_rank);
-                        MPI_Abort(MPI_COMM_WORLD, 1);
-                    }
-                    for (int b = 0; b < nbuckets; b++) {
-                        cell_t *cell = &cells[((size_t)coll * opt.nsizes + s) * nbuckets + b];
-                        int n = enumerate(coll, p, buckets[b], &machine, cands);
-                        int best = verify_cell(coll, p, buckets[b], cands, n, &opt, &calls[coll],
-                                               comm, &summary);
-                        if (best >= 0) {
-                            cell->algo = cands[best].algo;
-                            cell->params = cands[best].params;
-                        }
-                    }
-                    tool_call_free(&calls[coll]);
-                }
-                MPI_Comm_free(&comm);
-            }
-            tool_barrier(MPI_COMM_WORLD, 1);
-            if (world_rank == 0 && !opt.verbose) {
-                fprintf(info, "  p=%d: %.1f s\n", p, MPI_Wtime() - t0);
-                fflush(info);
-            }
-        }
+        for_each_cell(&opt, buckets, nbuckets, !opt.verbose, verify_one, &pass);
     }
 
     if (world_rank == 0) {
-        xchg_table_t table;
-        char host[256] = "?", date[64] = "?", comment[4096];
-        time_t now = time(NULL);
-        FILE *out = stdout;
-        size_t used = 0;
-        char line[512];
-
-        memset(&table, 0, sizeof table);
-        gethostname(host, sizeof host);
-        host[sizeof host - 1] = '\0';
-        strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
+        char comment[4096];
         if (build_table(cells, &opt, buckets, nbuckets, &table) != 0) {
             rc = MPI_ERR_NO_MEM;
             goto fail;
         }
         table.has_machine = 1;
         table.machine = machine;
-
-        used += (size_t)snprintf(comment + used, sizeof comment - used,
-                                 "written by xchg-tune on %s, %s\n%s, %d ranks on %d node%s, %s "
-                                 "waiting, load average %s at the start\n",
-                                 host, date, mpi_name, world_size, ctx->nnodes,
-                                 ctx->nnodes > 1 ? "s" : "", ctx->yield ? "yield" : "spin", load);
-        {
-            char *text = NULL;
-            size_t len = 0;
-            FILE *mem = open_memstream(&text, &len);
-            if (mem) {
-                describe_measurements(mem, "", &m, &machine);
-                fclose(mem);
-                used += (size_t)snprintf(comment + used, sizeof comment - used, "%s", text);
-                free(text);
-            }
-        }
-        snprintf(line, sizeof line,
-                 "cells: communicator sizes %d..%d x block bytes 0..%zu (powers of %d); "
-                 "choice: %s\n"
-                 "first match wins; calls no rule covers use the cost models with the machine "
-                 "line",
-                 opt.sizes[0], opt.sizes[opt.nsizes - 1], opt.max_bytes, opt.quick ? 4 : 2,
-                 opt.verify ? (opt.verify_all ? "measured best of every candidate"
-                                              : "measured best of the model's best and native")
-                            : "cheapest cost model");
-        snprintf(comment + used, sizeof comment - used, "%s", line);
-
-        if (opt.out_path) {
-            out = fopen(opt.out_path, "w");
-            if (!out) {
-                fprintf(stderr, "xchg-tune: cannot write %s\n", opt.out_path);
-                status = 1;
-            }
-        }
-        if (out) {
-            if (xchg_table_write(out, &table, comment) != 0) {
-                fprintf(stderr, "xchg-tune: writing the table failed\n");
-                status = 1;
-            }
-            if (out != stdout)
-                fclose(out);
-        }
-        fprintf(info, "xchg-tune: %d rules from %d cells (model: %.3f s)%s%s\n", table.nrules,
-                XCHG_NCOLLS * opt.nsizes * nbuckets, model_seconds, opt.out_path ? " in " : "",
-                opt.out_path ? opt.out_path : "");
-        if (opt.verify && summary.cells > 0) {
-            fprintf(info,
-                    "verify: the model's first choice was the measured best in %d of %d cells "
-                    "(%.0f%%), within 10%% of it in %d (%.0f%%); native was best in %d\n",
-                    summary.model_first_best, summary.cells,
-                    100.0 * summary.model_first_best / summary.cells, summary.model_first_within10,
-                    100.0 * summary.model_first_within10 / summary.cells, summary.native_best);
-            fprintf(info,
-                    "verify: median relative error of the model %.0f%% (%d timings; %.0f%% "
-                    "over the %d with no more ranks than the %d processing units); measured "
-                    "time / predicted: median %.3gx; the model's choice took %.2fx the best's "
-                    "time (geometric mean)\n",
-                    100 * median_of(&summary.errors), summary.errors.n,
-                    100 * median_of(&summary.errors_fitting), summary.errors_fitting.n, summary.pus,
-                    median_of(&summary.ratios), exp(summary.slowdown_log_sum / summary.cells));
-            fprintf(info,
-                    "verify: timed %d of %d candidates in %.1f s; timing every candidate would "
-                    "take about %.1f s\n",
-                    summary.timed, summary.all_candidates, summary.seconds,
-                    summary.estimated_all_seconds);
-        }
+        table.machine.native = NULL; /* the curves are table.native */
+        make_comment(comment, sizeof comment, &opt, ctx, &m, &machine, native_times, buckets,
+                     nbuckets, mpi_name, load);
+        status = write_table(&opt, &table, comment);
+        fprintf(info,
+                "xchg-tune: %d rules and %d native curves from %d cells (model: %.3f s; "
+                "native chosen by the model in %d)%s%s\n",
+                table.nrules, table.native.ncurves, ncells, model_seconds, native_chosen,
+                opt.out_path ? " in " : "", opt.out_path ? opt.out_path : "");
+        if (opt.verify && summary.cells > 0)
+            report_verify(&summary);
         fprintf(info, "xchg-tune: done in %.1f s\n", MPI_Wtime() - start);
-        xchg_table_free(&table);
     }
+    xchg_table_free(&table);
     free(cells);
+    free(native_times);
     free(cands);
     free(summary.errors.values);
     free(summary.errors_fitting.values);
