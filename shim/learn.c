@@ -234,6 +234,8 @@ void xchg_learn_write(void)
     table.rules = learned;
     table.has_machine = 1;
     table.machine = xchg_config.machine;
+    table.machine.native = NULL;
+    table.native = xchg_config.table.native; /* the loaded table's native curves, kept */
     if (xchg_table_write(out, &table, "learned by xchg (XCHG_LEARN) during one run") != 0)
         xchg_warn("XCHG_LEARN=%s: writing failed", xchg_config.learn_path);
     pthread_mutex_unlock(&learned_lock);

@@ -182,7 +182,10 @@ static int decide(const xchg_call_t *call, xchg_params_t *params, char *reason, 
                  file ? file : "?", rule->line, xchg_algos[rule->algo].name, why);
     }
     used = strlen(reason);
-    snprintf(reason + used, len - used, "model");
+    snprintf(reason + used, len - used, "model%s",
+             xchg_native_curve_find(xchg_config.machine.native, call->coll, call->comm_size)
+                 ? " (native measured)"
+                 : "");
     *source = forced != XCHG_AUTO ? XCHG_FROM_FALLBACK : XCHG_FROM_MODEL;
     return model_choice(call, params);
 }
