@@ -34,7 +34,7 @@
  * thread): a repeated call shape plans once. An entry is never changed or freed once filled,
  * so a plan found in the cache is used without the lock; when the cache is full, a new shape
  * is planned per call into scratch (O(k + log b), algos/sched/circulant.c). The cache holds at
- * most PLAN_CACHE * k area records (48 bytes each), 3 MiB per entry at k = 65535.
+ * most PLAN_CACHE * k area records (40 bytes each), 2.5 MiB per entry at k = 65535.
  *
  * Scratch (per call, sized once):
  *   XCHG_SCRATCH_AG_0: [ areas[k] (uncached plan) | schedule messages[k] | sends[k] | recvs[k] ]
