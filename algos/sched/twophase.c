@@ -13,6 +13,7 @@
  * per rank it is the minimum, 8. h = min(h1, h2) because the padding of the lighter
  * transpose is the one that weighs most against its payload.
  */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -36,23 +37,28 @@ size_t xchg_twophase_unit_bytes(int p, size_t h1, size_t h2)
 
 size_t xchg_twophase_bin_bound(size_t units, int p, size_t unit_max)
 {
-    size_t best = 0, delta_max;
+    size_t delta;
 
     if (p <= 1)
         return units;
     /* delta: the units of a bin beyond the full passes (at most one per destination, each
      * the tail of a run that began delta' < delta bins earlier: at least delta (delta+1)/2
-     * such units in all); a run is shorter than p and than a message. */
-    delta_max = (size_t)p - 1 < unit_max ? (size_t)p - 1 : unit_max;
-    for (size_t delta = 0; delta <= delta_max; delta++) {
-        size_t extra = delta * (delta + 1) / 2, bin;
-        if (extra > units)
-            break;
-        bin = (units - extra) / (size_t)p + delta;
-        if (bin > best)
-            best = bin;
+     * such units in all); a run is shorter than p and than a message. The bound
+     * (units - delta (delta+1)/2) / p + delta never decreases from delta to delta + 1 (the
+     * first term loses delta + 1 < p units, so at most 1), so the largest admissible delta
+     * gives it: the largest with delta (delta+1)/2 <= units, at most p - 1 and unit_max. */
+    delta = (size_t)p - 1 < unit_max ? (size_t)p - 1 : unit_max;
+    {
+        size_t root = (size_t)((sqrt(8.0 * (double)units + 1.0) - 1.0) / 2.0);
+        if (root < delta)
+            delta = root;
     }
-    return best;
+    while (delta > 0 && delta * (delta + 1) / 2 > units) /* the float root may be one high */
+        delta--;
+    while (delta + 1 <= (size_t)p - 1 && delta + 1 <= unit_max &&
+           (delta + 1) * (delta + 2) / 2 <= units) /* ... or one low */
+        delta++;
+    return (units - delta * (delta + 1) / 2) / (size_t)p + delta;
 }
 
 /* Most units a rank routes: each of its p-1 messages to others adds at most one partial unit
