@@ -62,9 +62,11 @@ $(BUILD)/obj/%.o: %.c $(HEADERS)
 $(BUILD)/libxchg.so: $(LIB_OBJ)
 	$(MPICC) -shared -o $@ $^ $(LDLIBS)
 
-# Tools and unit tests link the library's objects directly (no preload needed).
-$(BUILD)/xchg-%: tuning/tools/xchg-%.c $(LIB_OBJ) $(HEADERS)
-	$(MPICC) $(CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+# Tools and unit tests link the library's objects directly (no preload needed); the tools also
+# link what they share (tuning/tools/tool_common.c).
+TOOL_OBJ := $(BUILD)/obj/tuning/tools/tool_common.o
+$(BUILD)/xchg-%: tuning/tools/xchg-%.c $(LIB_OBJ) $(TOOL_OBJ) $(HEADERS)
+	$(MPICC) $(CFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB_OBJ) $(LDLIBS)
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJ) $(HEADERS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
