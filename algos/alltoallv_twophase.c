@@ -17,16 +17,17 @@
  *      (the paper's h/p + p/2);
  *   5. place: every unit is copied to recvbuf + recvoffs[source] + k U; the receiver
  *      knows where each unit goes from its own receive counts alone.
- * Both transposes go through the library's own alltoall selection (the tuning table, else the
- * model: normally radix with the model's r), or through the inner algorithm forced with
+ * Both transposes go through the alltoall the shim hands in (ctx->inner_alltoall: its selection,
+ * the tuning table, else the model: normally radix with the model's r), or through the inner
+ * algorithm forced with
  *     XCHG_ALLTOALLV=twophase:inner=NAME[,r=R][,k=K]     e.g. twophase:inner=radix,r=4
  * (',' and ':' both separate items, so twophase:inner=radix:r=4 is the same; r and k are
  * given to the inner algorithm, and completed by its model when absent).
  *
  * Agreement: the block sizes depend on h1 (most bytes any rank sends), h2 (most bytes any rank
- * receives) and the largest single message, which the shim agrees on before selection with
- * one xchg_agree_max of 4 values: ceil(log2 p) rounds of 32 bytes, paid by every alltoallv
- * that may choose this algorithm.
+ * receives) and the largest single message, which the shim agrees on before running it with
+ * one xchg_agree_max of 3 values: ceil(log2 p) rounds of 24 bytes (the shim predicts the
+ * choice from the statistics the previous call carried, and agrees only when it is this).
  *
  * Cost, linear model, transposes by radix r with k ports (C1/C2 of alltoall_radix per
  * transpose): C1 = 2 ceil((r-1)/k) ceil(log_r p) (+ ceil(log2 p) for the agreement);
@@ -90,7 +91,7 @@ int xchg_alltoallv_twophase(xchg_ctx_t *ctx, const void *sendbuf, const size_t *
      * violated (only an erroneous program can do that) still takes part in both transposes,
      * so that no other rank waits forever, and reports MPI_ERR_INTERN at the end. */
     broken |= xchg_twophase_deal(&plan, rank, send, sendbytes, sendoffs, bins, fill);
-    rc = xchg_alltoall_select_run(ctx, bins, landing, plan.block1_bytes, params->inner, params);
+    rc = ctx->inner_alltoall(ctx, bins, landing, plan.block1_bytes, params->inner, params);
     if (rc != MPI_SUCCESS)
         goto out;
 
@@ -102,7 +103,7 @@ int xchg_alltoallv_twophase(xchg_ctx_t *ctx, const void *sendbuf, const size_t *
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
-    rc = xchg_alltoall_select_run(ctx, bins2, landing2, plan.block2_bytes, params->inner, params);
+    rc = ctx->inner_alltoall(ctx, bins2, landing2, plan.block2_bytes, params->inner, params);
     if (rc != MPI_SUCCESS)
         goto out;
 

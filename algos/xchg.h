@@ -41,6 +41,8 @@ typedef struct xchg_buffer {
     size_t bytes;
 } xchg_buffer_t;
 
+struct xchg_params;
+
 /* What the algorithms' predicates and cost models may know of where a communicator's ranks
  * run: computed once per communicator (shim/context.c) from values equal on all ranks. */
 typedef struct xchg_topo {
@@ -76,6 +78,11 @@ typedef struct xchg_ctx {
     int passthrough;              /* an intercommunicator: the MPI library serves every call */
     struct xchg_shim_state *shim; /* the shim's decisions and learning (shim/select.c), opaque
                                      to algorithms */
+    /* An alltoall of equal blocks on this communicator for nested algorithms (twophase's
+     * transposes), handed in by the shim: its selection without learning; inner = registry
+     * index + 1 forces an algorithm (params carries its r/k), 0 lets selection choose. */
+    int (*inner_alltoall)(struct xchg_ctx *ctx, const void *sendbuf, void *recvbuf,
+                          size_t block_bytes, int inner, const struct xchg_params *params);
 } xchg_ctx_t;
 
 /* Algorithm parameters. Zero means "not given": the cost model fills it in
@@ -201,15 +208,10 @@ int xchg_agree_max(xchg_ctx_t *ctx, uint64_t *vals, int n);
 /* A scratch buffer of at least bytes in the given slot; NULL when memory is exhausted. */
 void *xchg_scratch(xchg_ctx_t *ctx, int slot, size_t bytes);
 
-/* Run an alltoall through the library's own selection (used by twophase for its transposes;
- * never learns, see shim/learn.c): inner = registry index + 1 forces an algorithm, 0 lets
- * selection choose; params carries r/k for a forced inner algorithm. */
-int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf,
-                             size_t block_bytes, int inner, const xchg_params_t *params);
-
 /* The algorithms (one file each in algos/) */
 xchg_alltoall_fn xchg_alltoall_pairwise;
 xchg_alltoall_fn xchg_alltoall_radix;
+xchg_alltoall_fn xchg_alltoall_hier;
 xchg_allgather_fn xchg_allgather_ring;
 xchg_allgather_fn xchg_allgather_circulant;
 xchg_alltoallv_fn xchg_alltoallv_pairwise;

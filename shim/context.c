@@ -306,6 +306,7 @@ static int ctx_open(xchg_ctx_t *ctx, MPI_Comm comm)
     if (rc != MPI_SUCCESS)
         return rc;
     PMPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
+    ctx->inner_alltoall = xchg_alltoall_select_run;
     PMPI_Comm_size(ctx->comm, &ctx->size);
     PMPI_Comm_rank(ctx->comm, &ctx->rank);
     rc = ctx_layout(ctx, ctx->comm, &over);

@@ -158,6 +158,9 @@ int xchg_model_rank(const xchg_call_t *call, xchg_choice_t *ranked, int max);
  * (as MPI requires of collectives): decisions and learning are per communicator. */
 int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice, int *trial,
                 int *learned);
+/* The alltoall a context hands nested algorithms (xchg_ctx_t.inner_alltoall). */
+int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf,
+                             size_t block_bytes, int inner, const xchg_params_t *params);
 /* Drop every cached decision (after the configuration changed: xchg_force): bumps the
  * configuration generation (never 0) that cached and memorised decisions carry. */
 void xchg_select_forget(void);
