@@ -51,16 +51,12 @@ static void ctx_free(xchg_ctx_t *ctx)
 
 /* The last context each thread looked up, valid while no context was freed since (a freed
  * communicator's handle may be reused by a new one): saves the attribute lookup per call. */
-static unsigned ctx_generation = 1;
-static __thread __attribute__((tls_model("initial-exec"))) struct {
-    MPI_Comm comm;
-    xchg_ctx_t *ctx;
-    unsigned generation;
-} last_ctx;
+unsigned xchg_ctx_generation = 1;
+__thread __attribute__((tls_model("initial-exec"))) xchg_last_ctx_t xchg_last_ctx;
 
 static int ctx_delete(MPI_Comm comm, int keyval, void *value, void *extra)
 {
-    __atomic_add_fetch(&ctx_generation, 1, __ATOMIC_ACQ_REL);
+    __atomic_add_fetch(&xchg_ctx_generation, 1, __ATOMIC_ACQ_REL);
     (void)comm;
     (void)keyval;
     (void)extra;
@@ -336,17 +332,18 @@ xchg_ctx_t *xchg_ctx_get(MPI_Comm comm, int *rc)
         if (*rc != MPI_SUCCESS)
             return NULL;
     }
-    generation = __atomic_load_n(&ctx_generation, __ATOMIC_ACQUIRE);
-    if (last_ctx.generation == generation && last_ctx.comm == comm && comm != MPI_COMM_NULL)
-        return last_ctx.ctx;
+    generation = __atomic_load_n(&xchg_ctx_generation, __ATOMIC_ACQUIRE);
+    if (xchg_last_ctx.generation == generation && xchg_last_ctx.comm == comm &&
+        comm != MPI_COMM_NULL)
+        return xchg_last_ctx.ctx;
     if (PMPI_Comm_get_attr(comm, ctx_keyval, &value, &found) != MPI_SUCCESS) {
         *rc = XCHG_PASS; /* not a valid communicator: the MPI library reports it */
         return NULL;
     }
     if (found) {
-        last_ctx.comm = comm;
-        last_ctx.ctx = value;
-        last_ctx.generation = generation;
+        xchg_last_ctx.comm = comm;
+        xchg_last_ctx.ctx = value;
+        xchg_last_ctx.generation = generation;
         return value;
     }
 

@@ -7,13 +7,22 @@
  * these C symbols, so Fortran programs are intercepted too (Open MPI: shim/fortran.c).
  * MPI_Init, MPI_Init_thread and MPI_Finalize read the configuration once and report statistics.
  *
+ * A call that repeats the communicator's last one and was served natively takes a fast path
+ * (xchg_fast_native, xchg_fast_native_v): a few comparisons, then the PMPI function.
+ *
  * Errors from the library's own work go through the user's communicator's error handler, once,
  * like a native error; invalid arguments never reach the library (the PMPI call reports them).
  */
 #include "normalize.h"
 
+/* What served the last call of each collective, for the tools (xchg_last_choice). */
+static xchg_choice_t last_choice[XCHG_NCOLLS] = {{-1, {0}, 0.0}, {-1, {0}, 0.0}, {-1, {0}, 0.0}};
+static xchg_choice_t native_choice[XCHG_NCOLLS]; /* native of each collective */
+
 static void setup(void)
 {
+    for (int coll = 0; coll < XCHG_NCOLLS; coll++)
+        native_choice[coll].algo = xchg_algo_find(coll, "native");
     xchg_config_load();
     if (!xchg_config.disable)
         xchg_ctx_world_init();
@@ -45,9 +54,6 @@ int MPI_Finalize(void)
     }
     return PMPI_Finalize();
 }
-
-/* What served the last call of each collective, for the tools (xchg_last_choice). */
-static xchg_choice_t last_choice[XCHG_NCOLLS] = {{-1, {0}, 0.0}, {-1, {0}, 0.0}, {-1, {0}, 0.0}};
 
 int xchg_last_choice(int coll, char *out, size_t outlen)
 {
@@ -148,6 +154,10 @@ static int serve(const call_args_t *a)
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (xchg_fast_native(XCHG_ALLTOALL, sendbuf, sendcount, sendtype, recvcount, recvtype, comm)) {
+        last_choice[XCHG_ALLTOALL] = native_choice[XCHG_ALLTOALL];
+        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    }
     call_args_t a = {.coll = XCHG_ALLTOALL, .sendbuf = sendbuf, .recvbuf = recvbuf,
                      .sendcount = sendcount, .recvcount = recvcount, .sendtype = sendtype,
                      .recvtype = recvtype, .comm = comm};
@@ -157,6 +167,10 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (xchg_fast_native(XCHG_ALLGATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, comm)) {
+        last_choice[XCHG_ALLGATHER] = native_choice[XCHG_ALLGATHER];
+        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    }
     call_args_t a = {.coll = XCHG_ALLGATHER, .sendbuf = sendbuf, .recvbuf = recvbuf,
                      .sendcount = sendcount, .recvcount = recvcount, .sendtype = sendtype,
                      .recvtype = recvtype, .comm = comm};
@@ -167,6 +181,11 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (xchg_fast_native_v(comm)) {
+        last_choice[XCHG_ALLTOALLV] = native_choice[XCHG_ALLTOALLV];
+        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                              rdispls, recvtype, comm);
+    }
     call_args_t a = {.coll = XCHG_ALLTOALLV, .sendbuf = sendbuf, .recvbuf = recvbuf,
                      .sendcounts = {.i = sendcounts}, .sdispls = {.i = sdispls},
                      .recvcounts = {.i = recvcounts}, .rdispls = {.i = rdispls},

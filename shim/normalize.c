@@ -112,6 +112,21 @@ static const xchg_memo_t *memo_hit(const xchg_ctx_t *ctx, int coll, int in_place
     return in_place || (m->sendcount == sendcount && m->sendtype == sendtype) ? m : NULL;
 }
 
+int xchg_fast_native(int coll, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    const xchg_ctx_t *ctx = xchg_ctx_cached(comm);
+    const xchg_memo_t *memo;
+
+    if (!ctx || xchg_config.stats || ctx->passthrough)
+        return 0;
+    memo = memo_hit(ctx, coll, sendbuf == MPI_IN_PLACE, sendcount, sendtype, recvcount, recvtype);
+    if (!memo || !xchg_algos[memo->choice.algo].native)
+        return 0;
+    /* a learned shape counts its calls on every path, so that all ranks learn again together */
+    return memo->learned < 0 || !xchg_learn_tick((xchg_ctx_t *)ctx, memo->learned);
+}
+
 /* Types and block size of an equal-block call (step 1 after the context), or XCHG_PASS. */
 static int block_types(int in_place, MPI_Count sendcount, MPI_Datatype sendtype,
                        MPI_Count recvcount, MPI_Datatype recvtype, xchg_type_t *st,
@@ -366,9 +381,37 @@ static int v_predict(xchg_ctx_t *ctx, xchg_call_t *call, xchg_outcome_t *out, in
         return MPI_SUCCESS; /* twophase: it needs this call's values */
     *decided = 1;
     *carry = !xchg_algos[out->algo].native;
+    if (!*carry && out->trial < 0) { /* native and final: the fast path may take it again */
+        state->vnative.config_gen = xchg_select_generation();
+        state->vnative.epoch = state->epoch;
+        state->vnative.version = state->carried_version;
+        state->vnative.learned = out->learned;
+    }
     if (!*carry && ++state->carried_age >= CARRY_MAX_AGE)
         state->carried_valid = 0;
     return rc;
+}
+
+int xchg_fast_native_v(MPI_Comm comm)
+{
+    xchg_ctx_t *ctx = xchg_ctx_cached(comm);
+    xchg_shim_state_t *state;
+    int forced = xchg_config.forced[XCHG_ALLTOALLV];
+
+    if (!ctx || xchg_config.stats || ctx->passthrough || !ctx->shim)
+        return 0;
+    if (forced != XCHG_AUTO)
+        return xchg_algos[forced].native;
+    state = ctx->shim;
+    if (!state->carried_valid || state->vnative.config_gen != xchg_select_generation() ||
+        state->vnative.epoch != state->epoch || state->vnative.version != state->carried_version)
+        return 0;
+    /* what v_predict would do: count the learned shape's call, age the statistics */
+    if (state->vnative.learned >= 0 && xchg_learn_tick(ctx, state->vnative.learned))
+        return 0;
+    if (++state->carried_age >= CARRY_MAX_AGE)
+        state->carried_valid = 0;
+    return 1;
 }
 
 /* The agreement round: this call's statistics agreed, carried for the next call, chosen on. */
@@ -386,6 +429,7 @@ static int v_agree(xchg_ctx_t *ctx, const uint64_t local[3], xchg_call_t *call,
     memcpy(state->carried, agreed, sizeof agreed);
     state->carried_valid = 1;
     state->carried_age = 0;
+    state->carried_version++;
     v_shape(call, ctx, agreed);
     return choose(ctx, call, out);
 }
@@ -528,6 +572,7 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
     if (carry.done) {
         memcpy(ctx->shim->carried, carry.agreed, sizeof carry.agreed);
         ctx->shim->carried_age = 0;
+        ctx->shim->carried_version++;
     }
     for (int j = 0; j < p && rc == MPI_SUCCESS && !rt.dense; j++)
         rc = xchg_unpack(recv + recvoffs[j], (size_t)count_at(recvcounts, j), &rt,

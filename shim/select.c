@@ -167,7 +167,8 @@ static int decide(const xchg_call_t *call, xchg_params_t *params, char *reason, 
         snprintf(reason, len, "fallback: forced %s cannot serve this call: %s; ",
                  xchg_algos[forced].name, why);
     }
-    rule = xchg_table_lookup(&xchg_config.table, call->coll, call->comm_size, xchg_size_key(call));
+    rule = xchg_table_lookup(&xchg_config.table, call->coll, call->comm_size,
+                             call->topo ? call->topo->nnodes : 1, xchg_size_key(call));
     if (rule) {
         const char *file = getenv("XCHG_TUNING");
         used = strlen(reason);

@@ -52,6 +52,24 @@ int xchg_force(int coll, const char *spec);
  * created or comm is not a valid communicator. */
 xchg_ctx_t *xchg_ctx_get(MPI_Comm comm, int *rc);
 void xchg_ctx_world_init(void); /* node layout of MPI_COMM_WORLD, once, from MPI_Init */
+/* The last context each thread looked up, valid while no context was freed since (a freed
+ * communicator's handle may be reused by a new one). */
+typedef struct xchg_last_ctx {
+    MPI_Comm comm;
+    xchg_ctx_t *ctx;
+    unsigned generation;
+} xchg_last_ctx_t;
+extern __thread __attribute__((tls_model("initial-exec"))) xchg_last_ctx_t xchg_last_ctx;
+extern unsigned xchg_ctx_generation; /* bumped whenever a context is freed */
+/* The context of comm when it is the one this thread looked up last, else NULL; no MPI call */
+static inline xchg_ctx_t *xchg_ctx_cached(MPI_Comm comm)
+{
+    return xchg_last_ctx.comm == comm && comm != MPI_COMM_NULL &&
+                   xchg_last_ctx.generation ==
+                       __atomic_load_n(&xchg_ctx_generation, __ATOMIC_ACQUIRE)
+               ? xchg_last_ctx.ctx
+               : NULL;
+}
 void xchg_ctx_finalize(void);   /* free the contexts of COMM_WORLD and COMM_SELF */
 
 /* select.c and learn.c */
@@ -130,7 +148,13 @@ typedef struct xchg_shim_state {
     /* alltoallv: statistics carried by the previous call (shim/normalize.c) */
     uint64_t carried[3];
     int carried_valid;
-    int carried_age; /* calls since they were last refreshed */
+    int carried_age;          /* calls since they were last refreshed */
+    unsigned carried_version; /* bumped whenever they change */
+    /* what the carried statistics chose last, when it was native (the alltoallv fast path) */
+    struct {
+        unsigned config_gen, epoch, version; /* config_gen 0: nothing memorised */
+        int learned;                         /* learning slot of a settled shape, or -1 */
+    } vnative;
 } xchg_shim_state_t;
 
 xchg_shim_state_t *xchg_shim_state(xchg_ctx_t *ctx); /* NULL without memory */
