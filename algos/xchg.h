@@ -107,13 +107,24 @@ typedef struct xchg_call {
     size_t max_total_bytes; /* largest sum over a rank's sends and receives */
 } xchg_call_t;
 
-/* Measured (or default) machine constants of the linear model T = beta + m tau. */
+/* Measured (or default) machine constants of the linear model T = beta + m tau, on two levels:
+ * messages inside a node and messages between nodes. A cost model prices a call with the
+ * constants of the links its messages cross, xchg_machine_for(call, machine) (tuning/cost.h). */
 typedef struct xchg_machine {
-    double beta;       /* seconds per message start-up */
-    double tau;        /* seconds per byte on the wire */
+    double beta;       /* seconds per message start-up inside a node (one level: everywhere) */
+    double tau;        /* seconds per byte on the wire inside a node (one level: everywhere) */
     double rho;        /* seconds per byte copied locally */
     double port_share; /* k messages of m bytes in flight cost beta + m tau (1 + port_share (k-1));
                           0 = perfect k-port, 1 = ports share one link */
+    double beta_inter; /* seconds per message start-up between nodes; 0 = beta */
+    double tau_inter;  /* seconds per byte between nodes; 0 = tau */
+    int inject;        /* inter-node messages one node's network interface carries at full speed
+                          at once; 0 = unlimited */
+    /* set by xchg_machine_for for a call that spans nodes with inject > 0 (never by a table):
+       a round of k messages per rank costs at least beta + m tau k node_share, the busiest
+       node's max_node_ranks k messages through its interface, inject at a time
+       (node_share = max_node_ranks / inject); 0 = no limit */
+    double node_share;
     /* the MPI library's own collectives as xchg-tune measured them (the tuning table's native
        curves, tuning/table.h), or NULL: xchg_cost_native prices native from a curve for the
        call's collective and communicator size when there is one, else by its model */

@@ -3,6 +3,8 @@
  * (../shared/papers/002_0c74752dd805d1e2.txt, Section 1.2):
  *     predicted time = C1 * beta + C2 * tau + (bytes copied locally) * rho,
  * with k simultaneous messages costing beta + m tau (1 + port_share (k - 1)) per round.
+ * Two levels: a call whose communicator spans nodes is priced with the inter-node constants
+ * (xchg_machine_for), and a node's injection limit slows its rounds (xchg_cost_round).
  * Each function completes the zero fields of params with the values the model prefers and
  * returns the predicted time in seconds, or INFINITY when the algorithm cannot serve the call.
  * Pure code: no MPI calls.
@@ -15,7 +17,16 @@
 /* Built-in constants used when no tuning table gives measured ones. */
 extern const xchg_machine_t xchg_machine_default;
 
-/* Time of one round with nmsgs messages of at most max_bytes each in flight. */
+/* The constants that price call's messages (the model of a flat algorithm, whose every round
+ * has some rank whose message leaves its node once the communicator spans nodes):
+ *  - one node (call->topo NULL or topo->nnodes <= 1): machine as it is;
+ *  - more nodes: beta and tau are beta_inter and tau_inter (where they are not 0), and with an
+ *    injection limit node_share = max_node_ranks / inject (see xchg_machine_t).
+ * The same call gives the same constants again when its result is passed back in. */
+xchg_machine_t xchg_machine_for(const xchg_call_t *call, const xchg_machine_t *machine);
+
+/* Time of one round with nmsgs messages of at most max_bytes each in flight on every rank:
+ * beta + max_bytes tau max(1 + port_share (nmsgs - 1), node_share nmsgs). */
 double xchg_cost_round(const xchg_machine_t *machine, int nmsgs, size_t max_bytes);
 
 double xchg_cost_native(const xchg_call_t *call, const xchg_machine_t *machine,

@@ -1,6 +1,21 @@
 /*
- * cost_base.c: the built-in machine constants, the cost of one round, and the cost models of
- * the baselines (pairwise, ring; native is in cost_native.c). See cost.h for the model.
+ * cost_base.c: the built-in machine constants, the constants that apply to a call, the cost of
+ * one round, and the cost models of the baselines (pairwise, ring; native is in cost_native.c).
+ * See cost.h for the model.
+ *
+ * Two levels (xchg_machine_for). The flat algorithms (pairwise, ring, radix, circulant, and
+ * twophase's transposes) send in every round from rank i to rank i + s (mod p) for some shifts
+ * s; on a communicator whose nodes hold consecutive ranks every such round has a rank whose
+ * message leaves its node (the last rank of the first node, the first rank or the last rank:
+ * one of them sends across for every s in 1 .. p - 1), and a round lasts as long as its slowest
+ * message, so once the communicator spans nodes every round is priced at the inter-node constants.
+ * On an interleaved layout a round may stay inside the nodes (a shift that is a multiple of the
+ * layout's period); it is priced the same, an upper bound. With an injection limit a round of k
+ * messages per rank is taken to send max_node_ranks k messages out of the busiest node, at most
+ * inject of them at full speed at once: the round's bytes take at least max_node_ranks k / inject
+ * times one message's time (node_share k), and the round costs the larger of that and the rank's
+ * own ports' time. The load is an upper bound too: in most rounds some of a node's messages stay
+ * inside it.
  */
 #include <math.h>
 
@@ -16,28 +31,69 @@ const xchg_machine_t xchg_machine_default = {
     .port_share = 1.0,
 };
 
+xchg_machine_t xchg_machine_for(const xchg_call_t *call, const xchg_machine_t *machine)
+{
+    xchg_machine_t m = *machine;
+    const xchg_topo_t *topo = call->topo;
+
+    if (!topo || topo->nnodes <= 1)
+        return m;
+    if (m.beta_inter > 0)
+        m.beta = m.beta_inter;
+    if (m.tau_inter > 0)
+        m.tau = m.tau_inter;
+    if (m.inject > 0 && topo->max_node_ranks > 0)
+        m.node_share = (double)topo->max_node_ranks / m.inject;
+    return m;
+}
+
 double xchg_cost_round(const xchg_machine_t *machine, int nmsgs, size_t max_bytes)
 {
+    double ports, node;
     if (nmsgs <= 0)
         return 0.0;
-    return machine->beta +
-           (double)max_bytes * machine->tau * (1.0 + machine->port_share * (nmsgs - 1));
+    ports = 1.0 + machine->port_share * (nmsgs - 1);
+    node = machine->node_share * nmsgs;
+    return machine->beta + (double)max_bytes * machine->tau * (node > ports ? node : ports);
 }
 
 /* ceil((p-1)/k) rounds of k messages of `message` bytes. A given k is clamped to what runs
- * (1 .. p - 1). Left 0, k is chosen among all of 1 .. p - 1 without trying them: with
- * R = ceil((p-1)/k) rounds the time is R a + R k g, a = beta + m tau (1 - port_share) and
- * g = m tau port_share >= 0, and since 1 <= R, R k >= p - 1 and R <= p - 1, it is at least
- * a + (p-1) g (k = p - 1) when a > 0 and at least (p-1) (a + g) (k = 1) when a <= 0. */
+ * (1 .. p - 1). Left 0, k is chosen among all of 1 .. p - 1 mostly without trying them: with
+ * R = ceil((p-1)/k) rounds, s = port_share and c = node_share the time is
+ * R beta + m tau max(R (1 - s) + s R k, c R k), and 1 <= R <= p - 1, R k >= p - 1. For s <= 1
+ * every term is least at R = 1, R k = p - 1 (k = p - 1), and so is the time for c >= s >= 1,
+ * where the second term of the max rules (c k >= 1 + s (k - 1)). For s > 1 and c <= 1 the
+ * first term rules: R a + R k g with a = beta + m tau (1 - s), g = m tau s, at least
+ * a + (p-1) g (k = p - 1) when a > 0 and (p-1) (a + g) (k = 1) when a <= 0. For s > c > 1
+ * (ports that interfere and a node's interface that limits k) the smallest k of every round
+ * count R is tried (for one R the time grows with k): about 2 sqrt(p) of them. */
 static double pairwise_time(int p, int nports, size_t message, const xchg_machine_t *machine)
 {
     return ((p - 2) / nports + 1) * xchg_cost_round(machine, nports, message);
 }
 
+static int pairwise_scan(int p, size_t message, const xchg_machine_t *machine, double *best)
+{
+    int best_k = 1;
+    *best = INFINITY;
+    for (int k = 1; k <= p - 1;) {
+        int rounds = (p - 2) / k + 1;
+        double t = pairwise_time(p, k, message, machine);
+        if (t < *best) {
+            *best = t;
+            best_k = k;
+        }
+        if (rounds == 1)
+            break;
+        k = (p - 2) / (rounds - 1) + 1; /* the smallest k of rounds - 1 rounds */
+    }
+    return best_k;
+}
+
 static double pairwise_rounds(int p, size_t message, const xchg_machine_t *machine,
                               xchg_params_t *params)
 {
-    double one, all;
+    double one, all, s = machine->port_share, c = machine->node_share;
     if (p <= 2) {
         params->nports = 1;
         return p <= 1 ? 0.0 : pairwise_time(p, 1, message, machine);
@@ -45,6 +101,10 @@ static double pairwise_rounds(int p, size_t message, const xchg_machine_t *machi
     if (params->nports > 0) {
         params->nports = params->nports < p - 1 ? params->nports : p - 1;
         return pairwise_time(p, params->nports, message, machine);
+    }
+    if (s > 1 && c > 1 && c < s) {
+        params->nports = pairwise_scan(p, message, machine, &one);
+        return one;
     }
     one = pairwise_time(p, 1, message, machine);
     all = pairwise_time(p, p - 1, message, machine);
@@ -55,16 +115,18 @@ static double pairwise_rounds(int p, size_t message, const xchg_machine_t *machi
 double xchg_cost_alltoall_pairwise(const xchg_call_t *call, const xchg_machine_t *machine,
                                    xchg_params_t *params)
 {
-    return pairwise_rounds(call->comm_size, call->block_bytes, machine, params) +
-           (double)call->block_bytes * machine->rho;
+    xchg_machine_t m = xchg_machine_for(call, machine);
+    return pairwise_rounds(call->comm_size, call->block_bytes, &m, params) +
+           (double)call->block_bytes * m.rho;
 }
 
 double xchg_cost_allgather_ring(const xchg_call_t *call, const xchg_machine_t *machine,
                                 xchg_params_t *params)
 {
+    xchg_machine_t m = xchg_machine_for(call, machine);
     (void)params;
-    return (call->comm_size - 1) * xchg_cost_round(machine, 1, call->block_bytes) +
-           (double)call->block_bytes * machine->rho;
+    return (call->comm_size - 1) * xchg_cost_round(&m, 1, call->block_bytes) +
+           (double)call->block_bytes * m.rho;
 }
 
 /* Upper bound from the agreed values: every round lasts as long as the largest message of
@@ -73,6 +135,7 @@ double xchg_cost_allgather_ring(const xchg_call_t *call, const xchg_machine_t *m
 double xchg_cost_alltoallv_pairwise(const xchg_call_t *call, const xchg_machine_t *machine,
                                     xchg_params_t *params)
 {
-    return pairwise_rounds(call->comm_size, call->max_block_bytes, machine, params) +
-           (double)call->max_block_bytes * machine->rho;
+    xchg_machine_t m = xchg_machine_for(call, machine);
+    return pairwise_rounds(call->comm_size, call->max_block_bytes, &m, params) +
+           (double)call->max_block_bytes * m.rho;
 }

@@ -38,11 +38,13 @@ static double circulant_time(int p, int k, size_t b, const xchg_machine_t *machi
     return t + copied * machine->rho;
 }
 
-double xchg_cost_allgather_circulant(const xchg_call_t *call, const xchg_machine_t *machine,
+double xchg_cost_allgather_circulant(const xchg_call_t *call, const xchg_machine_t *given,
                                      xchg_params_t *params)
 {
     int p = call->comm_size, best_k = 1;
     size_t b = call->block_bytes;
+    xchg_machine_t m = xchg_machine_for(call, given);
+    const xchg_machine_t *machine = &m;
     double best = INFINITY;
 
     if (p <= 1) {

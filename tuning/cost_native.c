@@ -10,8 +10,9 @@
  *
  * The MPI library's default selection is documented, and each of its algorithms is one that
  * xchg's models already price, so native is priced as the algorithm the MPI library would
- * run for the call, with the same machine constants. MPICH 4's defaults (its CVARs
- * MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE = 256, MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE = 32768,
+ * run for the call, with the same machine constants (on both levels: those models price a
+ * call that spans nodes with the inter-node constants, xchg_machine_for). MPICH 4's defaults (its
+ * CVARs MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE = 256, MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE = 32768,
  * MPIR_CVAR_ALLTOALL_THROTTLE = 32, MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE = 81920,
  * MPIR_CVAR_ALLGATHER_LONG_MSG_SIZE = 524288):
  *   MPI_Alltoall   blocks <= 256 B on >= 8 ranks: Bruck            -> radix r = 2, k = 1

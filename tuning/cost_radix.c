@@ -31,7 +31,10 @@
  *      least at R = 1 or R = n: so the best k is mostly 1 or r - 1, else near a run boundary.
  *   Pruning: a radix is built only when a lower bound of its time (its rounds' start-ups,
  *   p - 1 blocks on the wire, the block to self) can beat the best time so far, and its k
- *   beyond 1 and r - 1 are priced only when a bound over every k (rounds_bound) can. Ties go
+ *   beyond 1 and r - 1 are priced only when a bound over every k (rounds_bound) can. The
+ *   bounds leave out a node's injection limit (node_share, cost.h), which only adds time, so
+ *   they hold with it; the candidates are the same (with the limit a round of many messages
+ *   costs more, so the best k is more often a small one, which every radix tries). Ties go
  *   to the smaller r, then the smaller k, so the choice does not depend on the search order.
  *   Against the search it replaces, over p = 2 .. 65536, 12 machines and blocks of 1 B .. 1 MiB
  *   (and 40000 random machines, p <= 5000): with r and k left 0 the predicted time is the
@@ -339,11 +342,13 @@ static double search(int p, int given_k, const int *radices, int nradices, size_
     return best;
 }
 
-double xchg_cost_alltoall_radix(const xchg_call_t *call, const xchg_machine_t *machine,
+double xchg_cost_alltoall_radix(const xchg_call_t *call, const xchg_machine_t *given,
                                 xchg_params_t *params)
 {
     int p = call->comm_size, best_r = 2, best_k = 1, radices[RADIX_MAX_CAND], nradices = 1;
     size_t b = call->block_bytes;
+    xchg_machine_t m = xchg_machine_for(call, given);
+    const xchg_machine_t *machine = &m;
     double best;
 
     if (p <= 1) {

@@ -11,7 +11,9 @@
  *     time = T_alltoall(block1) + T_alltoall(block2) + rho (h1 + h2 + p min(cap1, cap2) U)
  * where T_alltoall is the model of the forced inner algorithm, or else the best model among
  * the registry's alltoall algorithms that can serve the block (what the library's own
- * selection does without a tuning table), and the copies are steps 1, 3 and 5. The agreement
+ * selection does without a tuning table), and the copies are steps 1, 3 and 5. The transposes
+ * run on the call's communicator, so their models see its layout (call->topo) and price their
+ * rounds with the constants of the links they cross (xchg_machine_for). The agreement
  * round is not charged: the shim pays it for every alltoallv that may choose this algorithm,
  * whichever it chooses.
  *
@@ -38,16 +40,19 @@
 #include "cost.h"
 #include "../algos/sched/twophase.h"
 
-/* One transpose of block_bytes per rank pair; *ran receives the inner parameters the forced
- * inner model completed (zero for the library's selection). */
-static double transpose_cost(int p, size_t block_bytes, const xchg_machine_t *machine,
-                             const xchg_params_t *params, xchg_params_t *ran)
+/* One transpose of block_bytes per rank pair on the call's communicator (its layout picks
+ * the inner models' constants, xchg_machine_for); *ran receives the inner parameters the
+ * forced inner model completed (zero for the library's selection). */
+static double transpose_cost(const xchg_call_t *call, size_t block_bytes,
+                             const xchg_machine_t *machine, const xchg_params_t *params,
+                             xchg_params_t *ran)
 {
     xchg_call_t transpose = {0};
     double best = INFINITY;
 
     transpose.coll = XCHG_ALLTOALL;
-    transpose.comm_size = p;
+    transpose.comm_size = call->comm_size;
+    transpose.topo = call->topo;
     transpose.block_bytes = block_bytes;
     transpose.max_block_bytes = block_bytes;
     *ran = (xchg_params_t){0};
@@ -100,8 +105,8 @@ double xchg_cost_alltoallv_twophase(const xchg_call_t *call, const xchg_machine_
         t = (double)call->max_block_bytes * machine->rho;
     } else {
         middle = (size_t)p * (plan.cap1 < plan.cap2 ? plan.cap1 : plan.cap2) * plan.unit_bytes;
-        t = transpose_cost(p, plan.block1_bytes, machine, params, &ran1) +
-            transpose_cost(p, plan.block2_bytes, machine, params, &ran2) +
+        t = transpose_cost(call, plan.block1_bytes, machine, params, &ran1) +
+            transpose_cost(call, plan.block2_bytes, machine, params, &ran2) +
             (double)(h1 + h2 + middle) * machine->rho;
     }
     params->radix = ran_as(params->radix, ran1.radix, ran2.radix, p > 2 ? p : 2);

@@ -1,29 +1,41 @@
 /*
  * table.c: the tuning table: read, parse, look up, write. Pure C, no MPI calls.
  *
- * The format (version 1) is plain text, one item per line. '#' starts a comment that runs to
- * the end of the line, anywhere; blank lines are ignored; fields are separated by blanks.
+ * The format (versions 1 and 2) is plain text, one item per line. '#' starts a comment that
+ * runs to the end of the line, anywhere; blank lines are ignored; fields are separated by
+ * blanks.
  *
- *     xchg-tuning 1
- *     # written by xchg-tune on node17, 2025-01-31 12:00:00, 16 ranks on 1 node
- *     machine beta=2.1e-06 tau=1e-10 rho=1.1e-10 port_share=0.8
+ *     xchg-tuning 2
+ *     # written by xchg-tune on node17, 2025-01-31 12:00:00, 16 ranks on 2 nodes
+ *     machine beta=2.1e-06 tau=1e-10 rho=1.1e-10 port_share=0.8 beta_inter=6e-06 tau_inter=4e-10
  *     native alltoall  16 0:9.8e-06 1K:1.2e-05 64K:4.1e-04 1M:6.2e-03
  *     native allgather 16 0:7.9e-06 1K:9.4e-06 64K:2.3e-04 1M:3.8e-03
- *     # collective  procs  bytes      algorithm[:key=value,...]
- *     alltoall      2-3    0-511      radix:r=2
- *     alltoall      2-3    512-*      pairwise
- *     alltoall      4-16   *          radix          # no parameters: the model picks r
- *     allgather     *      0-64K      circulant
- *     alltoallv     8      4K-*       twophase:inner=pairwise
+ *     # collective  procs  nodes    bytes      algorithm[:key=value,...]
+ *     alltoall      2-3             0-511      radix:r=2
+ *     alltoall      2-3             512-*      pairwise
+ *     alltoall      16     nodes=2  0-*        radix:r=4
+ *     alltoall      4-16            *          radix          # no parameters: the model picks r
+ *     allgather     *               0-64K      circulant
+ *     alltoallv     8               4K-*       twophase:inner=pairwise
  *
- *  - The first line that is not blank or a comment must be the version line `xchg-tuning 1`.
- *    A file without it, or with another version, is reported once and ignored as a whole
- *    (no rule of it is used): the meaning of its lines is unknown.
- *  - `machine beta=B tau=T rho=R port_share=S`, at most once: the measured constants of the
- *    linear model (seconds per message, seconds per byte on the wire, seconds per byte copied
- *    locally, cost factor of k simultaneous messages; see tuning/cost.h). All four keys, in
- *    any order, each a number >= 0 in C notation. The built-in cost models then use them for
- *    every call that no rule decides.
+ *  - The first line that is not blank or a comment must be the version line `xchg-tuning 1`
+ *    or `xchg-tuning 2`. A file without it, or with another version, is reported once and
+ *    ignored as a whole (no rule of it is used): the meaning of its lines is unknown.
+ *    Version 2 adds the machine line's beta_inter=, tau_inter= and inject= and the rules'
+ *    nodes= field; a version 1 file that uses one of them has the line reported and skipped,
+ *    as an xchg that reads only version 1 would skip it. The writer declares version 2 only
+ *    when the table uses one of them (xchg_table_needs_v2).
+ *  - `machine beta=B tau=T rho=R port_share=S [beta_inter=B tau_inter=T inject=N]`, at most
+ *    once: the measured constants of the linear model (seconds per message, seconds per byte
+ *    on the wire, seconds per byte copied locally, cost factor of k simultaneous messages; see
+ *    tuning/cost.h). The first four are required, in any order, each a number >= 0 in C
+ *    notation; they are those of messages inside a node, or of all messages when the line has
+ *    no more. Version 2 may add the start-up and per-byte time of messages between nodes
+ *    (numbers >= 0; 0 or left out: the same as inside a node) and inject, how many inter-node
+ *    messages a node's network interface carries at full speed at once (a whole number; 0 or
+ *    left out: no limit). The built-in cost models then use them for every call that no rule
+ *    decides (a call whose communicator spans nodes at the inter-node constants,
+ *    xchg_machine_for).
  *  - `native COLLECTIVE N BYTES:SECONDS ...`: the measured cost curve of the MPI library's own
  *    collective (the algorithm `native`) on communicators of exactly N ranks: seconds per call
  *    at size keys BYTES (as in rules: a number that may end in K, M or G), 1 to
@@ -35,10 +47,13 @@
  *    points), else by its model of the MPI library's default algorithm. Still version 1: the
  *    line only adds information, and an xchg that predates it reports each such line as an
  *    unknown collective, skips it and reads the rest of the file as before.
- *  - A rule: `COLLECTIVE PROCS BYTES ALGORITHM[:KEY=VALUE,...]`.
+ *  - A rule: `COLLECTIVE PROCS [nodes=NODES] BYTES ALGORITHM[:KEY=VALUE,...]`.
  *      COLLECTIVE  alltoall, allgather or alltoallv.
  *      PROCS       communicator sizes: `N`, `N-M` (inclusive), `N-*` (N and up) or `*` (all);
  *                  sizes start at 1.
+ *      NODES       (version 2, optional) the number of nodes the communicator spans
+ *                  (xchg_topo_t.nnodes), same forms as PROCS: `nodes=4`, `nodes=2-*`. A rule
+ *                  without it matches any layout.
  *      BYTES       size keys (shim/select.c, xchg_size_key: the block bytes of one rank pair
  *                  for alltoall and allgather; for alltoallv the mean block of the busiest
  *                  rank, ceil(max(h1, h2) / p)), same forms as PROCS, 0 allowed; numbers may
@@ -47,14 +62,15 @@
  *                  followed by the algorithm's parameters as in XCHG_ALLTOALL and friends:
  *                  `radix:r=4`, `pairwise:k=2`, `native`. Parameters left out are chosen by
  *                  the cost model at run time.
- *  - Lookup: the first rule, in file order, whose collective matches and whose PROCS and
- *    BYTES ranges hold the call's communicator size and size key decides. A call no rule
- *    covers is decided by the built-in cost models (with the machine line's constants when
- *    there is one). xchg-tune writes rules that never overlap.
+ *  - Lookup: the first rule, in file order, whose collective matches and whose PROCS, NODES
+ *    and BYTES ranges hold the call's communicator size, node count and size key decides. A
+ *    call no rule covers is decided by the built-in cost models (with the machine line's
+ *    constants when there is one). xchg-tune writes rules that never overlap.
  *  - Errors: a malformed line (unknown collective, wrong number of fields, bad or reversed
- *    range, unknown key, repeated key or bad value in the parameters, a bad machine line, a
- *    bad native line: its collective, size, a point, points out of order, a second curve) is
- *    reported with its line number and skipped; a rule naming an algorithm the registry does
+ *    range, nodes= out of place, a version 2 item in a version 1 file, unknown key, repeated
+ *    key or bad value in the parameters, a bad machine line, a bad native line: its
+ *    collective, size, a point, points out of order, a second curve) is reported with its line
+ *    number and skipped; a rule naming an algorithm the registry does
  *    not know is reported the same way and skipped (a table written by a newer xchg still
  *    loads). A message quotes at most XCHG_QUOTE_MAX characters of the bad text, then "...",
  *    and always gives the reason. The parser returns the first bad line number, 0 when every
@@ -82,7 +98,6 @@
 #include "table.h"
 #include "table_write.h"
 
-#define TABLE_VERSION 1
 /* more than any valid line has (a native line: 3 + its points), to report "too many" */
 #define TABLE_MAX_FIELDS (3 + XCHG_NATIVE_MAX_POINTS + 1)
 
@@ -94,6 +109,7 @@ typedef struct parse_state {
     int first_bad;    /* first bad line number, 0 so far none */
     int machine_line; /* line of the accepted machine line, 0 so far none */
     int rules_cap;
+    int version; /* of the version line: 1 or 2 */
 } parse_state_t;
 
 static void report_line(parse_state_t *st, int line, const char *fmt, ...)
@@ -154,11 +170,11 @@ static int parse_count(const char *text, const char *end, int suffixes, uint64_t
 }
 
 /* "N", "N-M", "N-*" or "*" into [lo, hi] with min_value <= lo <= hi <= max_value; "*" as
- * the upper end means max_value. Returns 0, or -1 with why filled. */
-static int parse_range(const char *text, int suffixes, uint64_t min_value, uint64_t max_value,
-                       uint64_t *lo, uint64_t *hi, char *why, size_t whylen)
+ * the upper end means max_value; what names the range in messages ("communicator-size",
+ * "byte", "nodes="). Returns 0, or -1 with why filled. */
+static int parse_range(const char *text, const char *what, int suffixes, uint64_t min_value,
+                       uint64_t max_value, uint64_t *lo, uint64_t *hi, char *why, size_t whylen)
 {
-    const char *what = suffixes ? "byte" : "communicator-size";
     const char *forms =
         suffixes ? "N, N-M, N-* or *, where N may end in K, M or G" : "N, N-M, N-* or *";
     const char *dash = strchr(text, '-');
@@ -179,7 +195,8 @@ static int parse_range(const char *text, int suffixes, uint64_t min_value, uint6
     else if (strcmp(dash + 1, "*") == 0)
         *hi = max_value;
     if (*lo < min_value) {
-        snprintf(why, whylen, "bad %s range '%.*s%s' (sizes start at %llu)", what, XCHG_QUOTE(text),
+        snprintf(why, whylen, "bad %s range '%.*s%s' (%s start at %llu)", what, XCHG_QUOTE(text),
+                 strcmp(what, "nodes=") == 0 ? "node counts" : "sizes",
                  (unsigned long long)min_value);
         return -1;
     }
@@ -217,69 +234,115 @@ static int split_fields(char *line, char **fields, int max)
     }
 }
 
+/* A version 2 item in a file: 1 when the file declares version 2, else 0 with the item
+ * reported (the line is skipped, as an xchg that reads only version 1 would skip it). */
+static int allowed_v2(parse_state_t *st, int line, const char *what)
+{
+    if (st->version >= 2)
+        return 1;
+    report_line(st, line, "%s needs 'xchg-tuning 2' (the file declares version 1); line skipped",
+                what);
+    return 0;
+}
+
+/* The machine line's keys: the first four required (version 1), the others optional
+ * (version 2; 0 or left out: the inter-node constants are the intra-node ones, no limit). */
+enum { M_BETA, M_TAU, M_RHO, M_PORT_SHARE, M_BETA_INTER, M_TAU_INTER, M_INJECT, M_NKEYS };
+static const char *const machine_keys[M_NKEYS] = {"beta",       "tau",       "rho",   "port_share",
+                                                  "beta_inter", "tau_inter", "inject"};
+
+/* One KEY=VALUE of the machine line into values[key]: a number >= 0, for inject a whole
+ * number of messages. 0, or -1 reported. */
+static int machine_value(parse_state_t *st, int line, int key, const char *text, double *value)
+{
+    uint64_t count;
+    char *end;
+
+    if (key == M_INJECT) {
+        if (parse_count(text, text + strlen(text), 0, &count) == 0 && count <= INT_MAX) {
+            *value = (double)count;
+            return 0;
+        }
+        report_line(st, line,
+                    "machine line: bad value inject=%.*s%s (expected a whole number of messages "
+                    "from 0 to %d); line skipped",
+                    XCHG_QUOTE(text), INT_MAX);
+        return -1;
+    }
+    errno = 0;
+    *value = strtod(text, &end);
+    if (text[0] == '\0' || *end != '\0' || errno == ERANGE || !isfinite(*value) || *value < 0) {
+        report_line(st, line,
+                    "machine line: bad value %s=%.*s%s (expected a number >= 0); line skipped",
+                    machine_keys[key], XCHG_QUOTE(text));
+        return -1;
+    }
+    return 0;
+}
+
 static void parse_machine(parse_state_t *st, int line, char **fields, int nfields)
 {
-    static const char *const keys[4] = {"beta", "tau", "rho", "port_share"};
-    double values[4];
-    int seen[4] = {0, 0, 0, 0};
+    double values[M_NKEYS] = {0};
+    int seen[M_NKEYS] = {0};
+    xchg_machine_t *machine = &st->table->machine;
 
     if (st->machine_line) {
         report_line(st, line, "second machine line (the one of line %d is used); line skipped",
                     st->machine_line);
         return;
     }
-    if (nfields > 5) {
+    if (nfields > 1 + M_NKEYS) {
         report_line(st, line,
-                    "machine line has too many fields (expected machine beta=B "
-                    "tau=T rho=R port_share=S); line skipped");
+                    "machine line has too many fields (expected machine beta=B tau=T rho=R "
+                    "port_share=S, in version 2 also beta_inter=B tau_inter=T inject=N); line "
+                    "skipped");
         return;
     }
     for (int f = 1; f < nfields; f++) {
         char *eq = strchr(fields[f], '=');
         int key = -1;
-        char *end;
-        double value;
         if (eq) {
             *eq = '\0';
-            for (int k = 0; k < 4; k++)
-                if (strcmp(fields[f], keys[k]) == 0)
+            for (int k = 0; k < M_NKEYS; k++)
+                if (strcmp(fields[f], machine_keys[k]) == 0)
                     key = k;
         }
         if (key < 0) {
             report_line(st, line,
-                        "machine line: '%.*s%s' is not one of beta=, tau=, rho=, "
-                        "port_share=; line skipped",
+                        "machine line: '%.*s%s' is not one of beta=, tau=, rho=, port_share=, "
+                        "beta_inter=, tau_inter=, inject=; line skipped",
                         XCHG_QUOTE(fields[f]));
             return;
         }
         if (seen[key]) {
-            report_line(st, line, "machine line gives %s twice; line skipped", keys[key]);
+            report_line(st, line, "machine line gives %s twice; line skipped", machine_keys[key]);
             return;
         }
-        errno = 0;
-        value = strtod(eq + 1, &end);
-        if (eq[1] == '\0' || *end != '\0' || errno == ERANGE || !isfinite(value) || value < 0) {
-            report_line(st, line,
-                        "machine line: bad value %s=%.*s%s (expected a number >= 0); "
-                        "line skipped",
-                        keys[key], XCHG_QUOTE(eq + 1));
-            return;
+        if (key > M_PORT_SHARE) {
+            char what[48];
+            snprintf(what, sizeof what, "machine line: %s=", machine_keys[key]);
+            if (!allowed_v2(st, line, what))
+                return;
         }
+        if (machine_value(st, line, key, eq + 1, &values[key]) != 0)
+            return;
         seen[key] = 1;
-        values[key] = value;
     }
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k <= M_PORT_SHARE; k++)
         if (!seen[k]) {
             report_line(st, line,
                         "machine line lacks %s= (it needs beta, tau, rho and "
                         "port_share); line skipped",
-                        keys[k]);
+                        machine_keys[k]);
             return;
         }
-    st->table->machine.beta = values[0];
-    st->table->machine.tau = values[1];
-    st->table->machine.rho = values[2];
-    st->table->machine.port_share = values[3];
+    machine->beta = values[M_BETA];
+    machine->tau = values[M_TAU];
+    machine->rho = values[M_RHO];
+    machine->port_share = values[M_PORT_SHARE];
+    machine->beta_inter = values[M_BETA_INTER];
+    machine->tau_inter = values[M_TAU_INTER];
+    machine->inject = (int)values[M_INJECT];
     st->table->has_machine = 1;
     st->machine_line = line;
 }
@@ -315,11 +378,40 @@ static int known_algorithm(parse_state_t *st, int line, int coll, const char *sp
     return 0;
 }
 
+/* 1 when text is a nodes= field. */
+static int is_nodes(const char *text)
+{
+    return strncmp(text, "nodes=", 6) == 0;
+}
+
+/* The rule's fields hold COLLECTIVE PROCS [nodes=N] BYTES ALGORITHM; 0, or -1 reported. */
+static int rule_shape(parse_state_t *st, int line, char **fields, int nfields, int *has_nodes)
+{
+    *has_nodes = nfields >= 3 && is_nodes(fields[2]);
+    for (int f = 0; f < nfields && f < 5; f++)
+        if (f != 2 && is_nodes(fields[f])) {
+            report_line(st, line,
+                        "%s rule: '%.*s%s' is out of place (nodes= comes right after PROCS: "
+                        "COLLECTIVE PROCS nodes=N BYTES ALGORITHM); line skipped",
+                        fields[0], XCHG_QUOTE(fields[f]));
+            return -1;
+        }
+    if (nfields != 4 + *has_nodes) {
+        report_line(st, line,
+                    "%s rule has %s fields (expected COLLECTIVE PROCS [nodes=N] BYTES "
+                    "ALGORITHM[:KEY=VALUE,...]); line skipped",
+                    fields[0], nfields < 4 + *has_nodes ? "too few" : "too many");
+        return -1;
+    }
+    return *has_nodes && !allowed_v2(st, line, "nodes=") ? -1 : 0;
+}
+
 static void parse_rule(parse_state_t *st, int line, char **fields, int nfields)
 {
     xchg_rule_t rule;
     uint64_t lo, hi;
     char why[384];
+    int has_nodes;
 
     memset(&rule, 0, sizeof rule);
     rule.line = line;
@@ -331,22 +423,27 @@ static void parse_rule(parse_state_t *st, int line, char **fields, int nfields)
                     XCHG_QUOTE(fields[0]));
         return;
     }
-    if (nfields != 4) {
-        report_line(st, line,
-                    "%s rule has %s fields (expected COLLECTIVE PROCS BYTES "
-                    "ALGORITHM[:KEY=VALUE,...]); line skipped",
-                    fields[0], nfields < 4 ? "too few" : "too many");
+    if (rule_shape(st, line, fields, nfields, &has_nodes) != 0)
         return;
-    }
 
-    /* communicator sizes and size keys */
-    if (parse_range(fields[1], 0, 1, INT_MAX, &lo, &hi, why, sizeof why) != 0) {
+    /* communicator sizes, nodes (version 2) and size keys */
+    if (parse_range(fields[1], "communicator-size", 0, 1, INT_MAX, &lo, &hi, why, sizeof why) !=
+        0) {
         report_line(st, line, "%s; line skipped", why);
         return;
     }
     rule.pmin = (int)lo;
     rule.pmax = (int)hi;
-    if (parse_range(fields[2], 1, 0, SIZE_MAX, &lo, &hi, why, sizeof why) != 0) {
+    if (has_nodes) {
+        if (parse_range(fields[2] + 6, "nodes=", 0, 1, INT_MAX, &lo, &hi, why, sizeof why) != 0) {
+            report_line(st, line, "%s; line skipped", why);
+            return;
+        }
+        rule.nmin = (int)lo;
+        rule.nmax = (int)hi;
+    }
+    if (parse_range(fields[2 + has_nodes], "byte", 1, 0, SIZE_MAX, &lo, &hi, why, sizeof why) !=
+        0) {
         report_line(st, line, "%s; line skipped", why);
         return;
     }
@@ -354,11 +451,12 @@ static void parse_rule(parse_state_t *st, int line, char **fields, int nfields)
     rule.bmax = (size_t)hi;
 
     /* algorithm: an unknown name is told apart from bad parameters of a known one */
-    if (!known_algorithm(st, line, rule.coll, fields[3]))
+    if (!known_algorithm(st, line, rule.coll, fields[3 + has_nodes]))
         return;
-    if (xchg_spec_parse(rule.coll, fields[3], &rule.algo, &rule.params, why, sizeof why) != 0) {
-        report_line(st, line, "bad parameters in '%.*s%s': %s; line skipped", XCHG_QUOTE(fields[3]),
-                    why);
+    if (xchg_spec_parse(rule.coll, fields[3 + has_nodes], &rule.algo, &rule.params, why,
+                        sizeof why) != 0) {
+        report_line(st, line, "bad parameters in '%.*s%s': %s; line skipped",
+                    XCHG_QUOTE(fields[3 + has_nodes]), why);
         return;
     }
 
@@ -473,28 +571,31 @@ static void parse_native(parse_state_t *st, int line, char **fields, int nfields
 }
 
 /* The version line, the first line that is not blank or a comment: 0 when it is
- * `xchg-tuning 1`, else -1 (reported: the file means nothing to this xchg). */
+ * `xchg-tuning 1` or `xchg-tuning 2` (st->version set), else -1 (reported: the file means
+ * nothing to this xchg). */
 static int parse_version(parse_state_t *st, int line, char **fields, int nfields)
 {
     if (strcmp(fields[0], "xchg-tuning") != 0) {
         report_line(st, line,
-                    "missing version line: the first line must be 'xchg-tuning %d'; file ignored",
-                    TABLE_VERSION);
+                    "missing version line: the first line must be 'xchg-tuning 1' or "
+                    "'xchg-tuning %d'; file ignored",
+                    XCHG_TABLE_VERSION);
         return -1;
     }
-    if (nfields != 2 || strcmp(fields[1], "1") != 0) {
+    if (nfields != 2 || (strcmp(fields[1], "1") != 0 && strcmp(fields[1], "2") != 0)) {
         report_line(st, line,
-                    "unsupported table version '%.*s%s' (this xchg reads 'xchg-tuning %d'); "
-                    "file ignored",
-                    XCHG_QUOTE(nfields >= 2 ? fields[1] : ""), TABLE_VERSION);
+                    "unsupported table version '%.*s%s' (this xchg reads 'xchg-tuning 1' and "
+                    "'xchg-tuning %d'); file ignored",
+                    XCHG_QUOTE(nfields >= 2 ? fields[1] : ""), XCHG_TABLE_VERSION);
         return -1;
     }
+    st->version = fields[1][0] - '0';
     return 0;
 }
 
 int xchg_table_parse(const char *text, xchg_table_t *table, xchg_table_report_fn *report, void *arg)
 {
-    parse_state_t st = {table, report, arg, 0, 0, table->nrules};
+    parse_state_t st = {table, report, arg, 0, 0, table->nrules, 0};
     int version_seen = 0;
     int line = 0;
     const char *p = text;
@@ -543,9 +644,9 @@ int xchg_table_parse(const char *text, xchg_table_t *table, xchg_table_report_fn
     }
     if (!version_seen) {
         report_line(&st, 0,
-                    "no 'xchg-tuning %d' line (the file is empty or holds only blank lines and "
-                    "comments); file ignored",
-                    TABLE_VERSION);
+                    "no 'xchg-tuning 1' or 'xchg-tuning %d' line (the file is empty or holds "
+                    "only blank lines and comments); file ignored",
+                    XCHG_TABLE_VERSION);
         return -1;
     }
     return st.first_bad;
@@ -669,7 +770,7 @@ static int nul_line(const char *text, size_t len)
 
 int xchg_table_load(const char *path, xchg_table_t *table, xchg_table_report_fn *report, void *arg)
 {
-    parse_state_t st = {table, report, arg, 0, 0, 0};
+    parse_state_t st = {table, report, arg, 0, 0, 0, 0};
     char *text = NULL;
     size_t len = 0;
     int fd, line, rc = -1;
@@ -696,16 +797,37 @@ out:
     return rc;
 }
 
-const xchg_rule_t *xchg_table_lookup(const xchg_table_t *table, int coll, int comm_size,
+const xchg_rule_t *xchg_table_lookup(const xchg_table_t *table, int coll, int comm_size, int nnodes,
                                      size_t size_key)
 {
     for (int i = 0; i < table->nrules; i++) {
         const xchg_rule_t *rule = &table->rules[i];
         if (rule->coll == coll && rule->pmin <= comm_size && comm_size <= rule->pmax &&
+            (rule->nmax == 0 || (rule->nmin <= nnodes && nnodes <= rule->nmax)) &&
             rule->bmin <= size_key && size_key <= rule->bmax)
             return rule;
     }
     return NULL;
+}
+
+/* 1 when the rule's nodes= field leaves out some layout. */
+static int rule_has_nodes(const xchg_rule_t *rule)
+{
+    return rule->nmax != 0 && !(rule->nmin <= 1 && rule->nmax == INT_MAX);
+}
+
+static int machine_has_v2(const xchg_table_t *table)
+{
+    const xchg_machine_t *m = &table->machine;
+    return table->has_machine && (m->beta_inter != 0 || m->tau_inter != 0 || m->inject != 0);
+}
+
+int xchg_table_needs_v2(const xchg_table_t *table)
+{
+    for (int i = 0; i < table->nrules; i++)
+        if (rule_has_nodes(&table->rules[i]))
+            return 1;
+    return machine_has_v2(table);
 }
 
 /* The index of the curve of (coll, comm_size), -1 when there is none. */
@@ -842,9 +964,29 @@ static void format_double(double value, char *out, size_t outlen)
     }
 }
 
+/* The machine line: the version 1 keys, then the version 2 keys that are set. */
+static void write_machine(FILE *out, const xchg_machine_t *machine)
+{
+    const double values[] = {machine->beta,       machine->tau,        machine->rho,
+                             machine->port_share, machine->beta_inter, machine->tau_inter};
+    fprintf(out, "machine");
+    for (int k = 0; k < M_INJECT; k++) {
+        char text[32];
+        if (k > M_PORT_SHARE && values[k] == 0)
+            continue;
+        format_double(values[k], text, sizeof text);
+        fprintf(out, " %s=%s", machine_keys[k], text);
+    }
+    if (machine->inject != 0)
+        fprintf(out, " inject=%d", machine->inject);
+    fputc('\n', out);
+}
+
 int xchg_table_write(FILE *out, const xchg_table_t *table, const char *comment)
 {
-    fprintf(out, "xchg-tuning %d\n", TABLE_VERSION);
+    int nodes_column = 0;
+
+    fprintf(out, "xchg-tuning %d\n", xchg_table_needs_v2(table) ? 2 : 1);
 
     /* the comment, one '#' line per line of it */
     while (comment && *comment) {
@@ -853,14 +995,8 @@ int xchg_table_write(FILE *out, const xchg_table_t *table, const char *comment)
         comment += len + (comment[len] == '\n');
     }
 
-    if (table->has_machine) {
-        char beta[32], tau[32], rho[32], port_share[32];
-        format_double(table->machine.beta, beta, sizeof beta);
-        format_double(table->machine.tau, tau, sizeof tau);
-        format_double(table->machine.rho, rho, sizeof rho);
-        format_double(table->machine.port_share, port_share, sizeof port_share);
-        fprintf(out, "machine beta=%s tau=%s rho=%s port_share=%s\n", beta, tau, rho, port_share);
-    }
+    if (table->has_machine)
+        write_machine(out, &table->machine);
 
     /* native's measured curves, one line each */
     if (table->native.ncurves > 0)
@@ -878,18 +1014,32 @@ int xchg_table_write(FILE *out, const xchg_table_t *table, const char *comment)
         fputc('\n', out);
     }
 
-    if (table->nrules > 0)
+    /* the rules; a column for nodes= when a rule has one */
+    for (int i = 0; i < table->nrules; i++)
+        nodes_column |= rule_has_nodes(&table->rules[i]);
+    if (table->nrules > 0 && nodes_column)
+        fprintf(out, "# %-10s %-7s %-9s %-13s %s\n", "collective", "procs", "nodes", "bytes",
+                "algorithm[:key=value,...]");
+    else if (table->nrules > 0)
         fprintf(out, "# %-10s %-7s %-13s %s\n", "collective", "procs", "bytes",
                 "algorithm[:key=value,...]");
     for (int i = 0; i < table->nrules; i++) {
         const xchg_rule_t *rule = &table->rules[i];
         const xchg_algo_t *algo = &xchg_algos[rule->algo];
-        char procs[32], bytes[64], params[128];
+        char procs[32], nodes[48] = "", bytes[64], params[128];
         format_procs(rule->pmin, rule->pmax, procs, sizeof procs);
+        if (rule_has_nodes(rule)) {
+            memcpy(nodes, "nodes=", 6);
+            format_procs(rule->nmin, rule->nmax, nodes + 6, sizeof nodes - 6);
+        }
         xchg_table_format_bytes(rule->bmin, rule->bmax, bytes, sizeof bytes);
         xchg_params_format(algo, &rule->params, params, sizeof params);
-        fprintf(out, "%-12s %-7s %-13s %s%s%s\n", xchg_coll_name(rule->coll), procs, bytes,
-                algo->name, params[0] ? ":" : "", params);
+        if (nodes_column)
+            fprintf(out, "%-12s %-7s %-9s %-13s %s%s%s\n", xchg_coll_name(rule->coll), procs, nodes,
+                    bytes, algo->name, params[0] ? ":" : "", params);
+        else
+            fprintf(out, "%-12s %-7s %-13s %s%s%s\n", xchg_coll_name(rule->coll), procs, bytes,
+                    algo->name, params[0] ? ":" : "", params);
     }
     return ferror(out) || fflush(out) != 0 ? -1 : 0;
 }

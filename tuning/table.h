@@ -19,13 +19,19 @@
 /* The largest tuning table xchg_table_load reads (a real one is a few KB). */
 #define XCHG_TABLE_MAX_BYTES ((size_t)4 << 20)
 
+/* The table versions this xchg reads: 1, and 2, which adds the machine line's inter-node
+ * constants and injection limit and the rules' nodes= field (README.md, "The tuning table"). */
+#define XCHG_TABLE_VERSION 2
+
 typedef struct xchg_rule {
     int coll;
     int pmin, pmax;    /* communicator sizes, inclusive */
     size_t bmin, bmax; /* size key (xchg_size_key) in bytes, inclusive */
     int algo;          /* registry index */
     xchg_params_t params;
-    int line; /* line of the file it came from */
+    int line;       /* line of the file it came from */
+    int nmin, nmax; /* nodes the communicator spans (nodes=, version 2), inclusive; both 0 (no
+                       nodes= field): any layout */
 } xchg_rule_t;
 
 /* native's measured cost curve: the MPI library's own collective timed by xchg-tune for one
@@ -57,7 +63,7 @@ typedef struct xchg_native_curves {
 typedef struct xchg_table {
     int nrules;
     xchg_rule_t *rules;
-    int has_machine;        /* the header gave beta, tau, rho, port_share */
+    int has_machine;        /* the header gave beta, tau, rho, port_share (and maybe more) */
     xchg_machine_t machine; /* its native field is NULL: the curves are in native */
     xchg_native_curves_t native;
 } xchg_table_t;
@@ -77,9 +83,13 @@ int xchg_table_parse(const char *text, xchg_table_t *table, xchg_table_report_fn
  * -1 when the file cannot be used at all (reported at line 0; errno set when it could not
  * be opened or read), else as parse. */
 int xchg_table_load(const char *path, xchg_table_t *table, xchg_table_report_fn *report, void *arg);
-/* The first rule that covers (coll, comm_size, size_key), or NULL. */
-const xchg_rule_t *xchg_table_lookup(const xchg_table_t *table, int coll, int comm_size,
+/* The first rule that covers (coll, comm_size, nnodes, size_key), or NULL; nnodes is the
+ * number of nodes the call's communicator spans (topo->nnodes; 1 when unknown). */
+const xchg_rule_t *xchg_table_lookup(const xchg_table_t *table, int coll, int comm_size, int nnodes,
                                      size_t size_key);
+/* 1 when the table needs version 2 to be written: a machine line with beta_inter, tau_inter
+ * or inject, or a rule with a nodes= field that is not every layout. */
+int xchg_table_needs_v2(const xchg_table_t *table);
 /* The curve of (coll, comm_size), or NULL (also when curves is NULL). */
 const xchg_native_curve_t *xchg_native_curve_find(const xchg_native_curves_t *curves, int coll,
                                                   int comm_size);

@@ -8,9 +8,10 @@
 #include <stdio.h>
 #include "table.h"
 
-/* Write table to out: the version line, comment (each of its lines as a '#' line; NULL for
- * none), the machine line when table->has_machine, then one line per rule in order.
- * Returns 0, or -1 when writing failed. */
+/* Write table to out: the version line (`xchg-tuning 2` only when the table needs it,
+ * xchg_table_needs_v2, else `xchg-tuning 1`, so that an older xchg still reads it), comment
+ * (each of its lines as a '#' line; NULL for none), the machine line when table->has_machine,
+ * native's curves, then one line per rule in order. Returns 0, or -1 when writing failed. */
 int xchg_table_write(FILE *out, const xchg_table_t *table, const char *comment);
 
 /* Format a size range as the table writes it ("0", "1K-2047", "4M-*", "*"); out should hold

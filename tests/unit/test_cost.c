@@ -13,7 +13,14 @@
  *  - circulant: k left 0 is the fastest k <= 16; a given k above p - 1 comes back as p - 1;
  *  - twophase: given r and k come back as the forced inner algorithm runs them (radix:
  *    r <= p, k <= r - 1; pairwise: k <= p - 1), and are clamped (r <= p, k <= p - 1) when the
- *    inner algorithm is left to the selection.
+ *    inner algorithm is left to the selection;
+ *  - two levels (xchg_machine_for): on one node (no topology, or one node) every model prices
+ *    with the intra-node constants, on several nodes exactly as a one-level machine of the
+ *    inter-node constants would; inter-node constants of 0 are the intra-node ones;
+ *  - injection limit: node_share = max_node_ranks / inject, only across nodes; a round is
+ *    slowed only when the busiest node sends more messages than the limit, by the ratio;
+ *    pairwise's k is still the least time over every k (also where it scans: ports that
+ *    interfere and a limit between them), and every model's time grows with the limit.
  */
 #include <math.h>
 #include <stdio.h>
@@ -218,6 +225,198 @@ static void check_twophase(void)
     }
 }
 
+/* A call of p ranks on nnodes nodes of at most `most` ranks each (NULL topology: nnodes 0). */
+static xchg_call_t call_on(int coll, int p, size_t b, const xchg_topo_t *topo)
+{
+    xchg_call_t call = make_call(coll, p, b);
+    call.topo = topo;
+    return call;
+}
+
+typedef double cost_fn(const xchg_call_t *, const xchg_machine_t *, xchg_params_t *);
+
+/* Every model of this file's algorithms, with its parameters left 0 (twophase's transposes
+ * forced to one of them, so that no other registered alltoall takes part), for the two-level
+ * checks. */
+static const struct {
+    const char *name;
+    int coll;
+    cost_fn *cost;
+    const char *inner;
+} models[] = {
+    {"alltoall pairwise", XCHG_ALLTOALL, xchg_cost_alltoall_pairwise, NULL},
+    {"alltoall radix", XCHG_ALLTOALL, xchg_cost_alltoall_radix, NULL},
+    {"allgather ring", XCHG_ALLGATHER, xchg_cost_allgather_ring, NULL},
+    {"allgather circulant", XCHG_ALLGATHER, xchg_cost_allgather_circulant, NULL},
+    {"alltoallv pairwise", XCHG_ALLTOALLV, xchg_cost_alltoallv_pairwise, NULL},
+    {"alltoallv twophase:inner=radix", XCHG_ALLTOALLV, xchg_cost_alltoallv_twophase, "radix"},
+    {"alltoallv twophase:inner=pairwise", XCHG_ALLTOALLV, xchg_cost_alltoallv_twophase, "pairwise"},
+    {"native alltoall", XCHG_ALLTOALL, xchg_cost_native, NULL},
+    {"native allgather", XCHG_ALLGATHER, xchg_cost_native, NULL},
+    {"native alltoallv", XCHG_ALLTOALLV, xchg_cost_native, NULL},
+};
+#define NMODELS (sizeof models / sizeof models[0])
+
+/* The model's time and parameters on machine m for call. */
+static double priced(size_t i, const xchg_call_t *call, const xchg_machine_t *m,
+                     xchg_params_t *params)
+{
+    *params = (xchg_params_t){0, 0, 0};
+    if (models[i].inner)
+        params->inner = xchg_algo_find(XCHG_ALLTOALL, models[i].inner) + 1;
+    return models[i].cost(call, m, params);
+}
+
+/* One node prices with beta and tau, several nodes with beta_inter and tau_inter. */
+static void check_two_levels(void)
+{
+    static const xchg_topo_t one = {1, 8, 8, 1, 0, 0, {0, 0}};
+    static const xchg_topo_t two = {2, 4, 4, 1, 0, 0, {0, 0}};
+    static const int sizes[] = {2, 3, 8, 17, 100};
+    static const size_t blocks[] = {1, 300, 1 << 16};
+    const xchg_machine_t levels = {.beta = 1e-6,
+                                   .tau = 1e-10,
+                                   .rho = 5e-11,
+                                   .port_share = 0.5,
+                                   .beta_inter = 7e-6,
+                                   .tau_inter = 8e-10};
+    const xchg_machine_t intra = {.beta = 1e-6, .tau = 1e-10, .rho = 5e-11, .port_share = 0.5};
+    const xchg_machine_t inter = {.beta = 7e-6, .tau = 8e-10, .rho = 5e-11, .port_share = 0.5};
+    xchg_machine_t unset = intra, m;
+
+    /* the constants */
+    m = xchg_machine_for(&(xchg_call_t){.comm_size = 8, .topo = &two}, &levels);
+    CHECK(m.beta == 7e-6 && m.tau == 8e-10 && m.rho == 5e-11 && m.port_share == 0.5 &&
+              m.node_share == 0,
+          "machine_for two nodes: expected beta 7e-6 tau 8e-10, got %g %g (rho %g s %g c %g)",
+          m.beta, m.tau, m.rho, m.port_share, m.node_share);
+    m = xchg_machine_for(&(xchg_call_t){.comm_size = 8, .topo = &two}, &m);
+    CHECK(m.beta == 7e-6 && m.tau == 8e-10, "machine_for applied twice: got %g %g", m.beta, m.tau);
+    m = xchg_machine_for(&(xchg_call_t){.comm_size = 8, .topo = &one}, &levels);
+    CHECK(m.beta == 1e-6 && m.tau == 1e-10, "machine_for one node: got %g %g", m.beta, m.tau);
+    m = xchg_machine_for(&(xchg_call_t){.comm_size = 8, .topo = NULL}, &levels);
+    CHECK(m.beta == 1e-6 && m.tau == 1e-10, "machine_for no topology: got %g %g", m.beta, m.tau);
+    m = xchg_machine_for(&(xchg_call_t){.comm_size = 8, .topo = &two}, &unset);
+    CHECK(m.beta == 1e-6 && m.tau == 1e-10,
+          "machine_for inter 0: expected the intra constants, got %g %g", m.beta, m.tau);
+    unset.beta_inter = 2e-6; /* only the start-up given */
+    m = xchg_machine_for(&(xchg_call_t){.comm_size = 8, .topo = &two}, &unset);
+    CHECK(m.beta == 2e-6 && m.tau == 1e-10, "machine_for beta_inter only: got %g %g", m.beta,
+          m.tau);
+
+    /* every model */
+    for (size_t i = 0; i < NMODELS; i++)
+        for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; a++)
+            for (size_t j = 0; j < sizeof blocks / sizeof blocks[0]; j++) {
+                int p = sizes[a];
+                xchg_call_t flat = call_on(models[i].coll, p, blocks[j], NULL);
+                xchg_call_t on_one = call_on(models[i].coll, p, blocks[j], &one);
+                xchg_call_t on_two = call_on(models[i].coll, p, blocks[j], &two);
+                xchg_params_t got, want;
+                double t, w;
+
+                t = priced(i, &flat, &levels, &got);
+                w = priced(i, &flat, &intra, &want);
+                CHECK(t == w && memcmp(&got, &want, sizeof got) == 0,
+                      "%s p=%d b=%zu, no topology: %.12g, expected the intra-node %.12g",
+                      models[i].name, p, blocks[j], t, w);
+                t = priced(i, &on_one, &levels, &got);
+                CHECK(t == w && memcmp(&got, &want, sizeof got) == 0,
+                      "%s p=%d b=%zu, one node: %.12g, expected the intra-node %.12g",
+                      models[i].name, p, blocks[j], t, w);
+                t = priced(i, &on_two, &levels, &got);
+                w = priced(i, &flat, &inter, &want);
+                CHECK(t == w && memcmp(&got, &want, sizeof got) == 0,
+                      "%s p=%d b=%zu, two nodes: %.12g r=%d k=%d, expected the inter-node %.12g "
+                      "r=%d k=%d",
+                      models[i].name, p, blocks[j], t, got.radix, got.nports, w, want.radix,
+                      want.nports);
+                CHECK(w > priced(i, &flat, &intra, &want) || blocks[j] * (size_t)p == 0,
+                      "%s p=%d b=%zu: the inter-node constants should cost more", models[i].name, p,
+                      blocks[j]);
+            }
+}
+
+/* The injection limit: node_share, the round, pairwise's k against every k, and every model. */
+static void check_injection(void)
+{
+    static const xchg_topo_t one = {1, 8, 8, 1, 0, 0, {0, 0}};
+    static const xchg_topo_t four = {4, 2, 4, 1, 0, 0, {0, 0}};
+    static const xchg_topo_t wide = {8, 1, 64, 1, 0, 0, {0, 0}};
+    /* c = node_share = 64 / inject: 0.5, 2 (between s = 1 and 4), 3.56 (just under s = 4: k
+     * from 1 to 6 are limited by the node, above by the ports), 4, 8 */
+    static const int limits[] = {128, 32, 18, 16, 8};
+    static const size_t sizes[] = {1, 64, 4096, 1 << 20};
+    const xchg_machine_t perfect = {.beta = 1e-6, .tau = 1e-9, .port_share = 0.0, .inject = 4};
+    xchg_machine_t m;
+    double one_msg;
+
+    /* node_share only across nodes; a round slowed only above the limit, by the ratio */
+    m = xchg_machine_for(&(xchg_call_t){.comm_size = 8, .topo = &one}, &perfect);
+    CHECK(m.node_share == 0, "injection on one node: node_share %g, expected 0", m.node_share);
+    m = xchg_machine_for(&(xchg_call_t){.comm_size = 14, .topo = &four}, &perfect);
+    CHECK(m.node_share == 1.0, "injection 4 ranks, limit 4: node_share %g, expected 1",
+          m.node_share);
+    one_msg = xchg_cost_round(&perfect, 1, 1000);
+    CHECK(xchg_cost_round(&m, 1, 1000) == one_msg,
+          "4 messages out of a node with a limit of 4: %g, expected one message's %g",
+          xchg_cost_round(&m, 1, 1000), one_msg);
+    CHECK(fabs(xchg_cost_round(&m, 3, 1000) - (1e-6 + 3 * 1000 * 1e-9)) < 1e-18,
+          "12 messages out of a node with a limit of 4: %.12g, expected 3 times the bytes",
+          xchg_cost_round(&m, 3, 1000));
+    m.node_share = 0.5; /* a limit of 8 */
+    CHECK(xchg_cost_round(&m, 2, 1000) == one_msg &&
+              fabs(xchg_cost_round(&m, 4, 1000) - (1e-6 + 2 * 1000 * 1e-9)) < 1e-18,
+          "limit 8: 8 messages cost one message's time (%g, %g), 16 twice its bytes (%.12g)",
+          xchg_cost_round(&m, 2, 1000), one_msg, xchg_cost_round(&m, 4, 1000));
+
+    /* pairwise: the least time over every k */
+    for (size_t l = 0; l < sizeof limits / sizeof limits[0]; l++)
+        for (size_t a = 0; a < NMACHINES; a++)
+            for (int p = 5; p <= 300; p += p < 40 ? 1 : 7)
+                for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+                    xchg_machine_t limited = machines[a];
+                    xchg_call_t call = call_on(XCHG_ALLTOALL, p, sizes[i], &wide);
+                    xchg_params_t params = {0, 0, 0};
+                    double t, best = INFINITY;
+                    int best_k = 1;
+                    limited.inject = limits[l];
+                    t = xchg_cost_alltoall_pairwise(&call, &limited, &params);
+                    m = xchg_machine_for(&call, &limited);
+                    for (int k = 1; k <= p - 1; k++) {
+                        double tk = ((p - 2) / k + 1) * xchg_cost_round(&m, k, sizes[i]) +
+                                    (double)sizes[i] * m.rho;
+                        if (tk < best) {
+                            best = tk;
+                            best_k = k;
+                        }
+                    }
+                    CHECK(fabs(t - best) <= 1e-12 * best,
+                          "pairwise, limit %d, machine %zu, p=%d b=%zu: k=%d t=%.12g, every k: "
+                          "k=%d t=%.12g",
+                          limits[l], a, p, sizes[i], params.nports, t, best_k, best);
+                }
+
+    /* every model costs more with a tighter limit, never less; the same on one node */
+    for (size_t i = 0; i < NMODELS; i++)
+        for (int p = 8; p <= 64; p *= 2) {
+            xchg_call_t across = call_on(models[i].coll, p, 4096, &four);
+            xchg_call_t inside = call_on(models[i].coll, p, 4096, &one);
+            xchg_machine_t limited = perfect;
+            xchg_params_t params;
+            double free_time, limited_time;
+            limited.inject = 0;
+            free_time = priced(i, &across, &limited, &params);
+            limited.inject = 1;
+            limited_time = priced(i, &across, &limited, &params);
+            CHECK(limited_time > free_time,
+                  "%s p=%d: a limit of 1 across 4 nodes should cost more: %.12g, without %.12g",
+                  models[i].name, p, limited_time, free_time);
+            CHECK(priced(i, &inside, &limited, &params) == priced(i, &inside, &perfect, &params),
+                  "%s p=%d: the limit must not touch one node", models[i].name, p);
+        }
+}
+
 int main(void)
 {
     check_pairwise();
@@ -225,5 +424,7 @@ int main(void)
     check_radix_small();
     check_circulant();
     check_twophase();
+    check_two_levels();
+    check_injection();
     return unit_finish("test_cost");
 }

@@ -10,6 +10,9 @@
  * Native curves (`native COLLECTIVE N BYTES:SECONDS ...`): valid lines, every bad form, reading
  * the curve between and beyond its points, adding and replacing curves, the writer, and the
  * cost of native with and without a curve (tuning/cost_native.c).
+ * Version 2: the machine line's beta_inter=, tau_inter= and inject=, the rules' nodes= field
+ * (valid forms, lookup by node count, every bad form, a huge bad value), each of them reported
+ * and skipped in a version 1 file, and the writer (version 2 only when a table needs it).
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -134,16 +137,16 @@ static void test_valid(void)
     xchg_table_free(&table);
 }
 
-/* One bad line after the version line: reported once at line 2 with a message containing
- * want, skipped; the good rule on line 3 is still read. */
-static void check_bad_line(const char *bad, const char *want)
+/* One bad line after the version line `xchg-tuning version`: reported once at line 2 with a
+ * message containing want, skipped; the good rule on line 3 is still read. */
+static void check_bad_line_in(int version, const char *bad, const char *want)
 {
     char text[512];
     xchg_table_t table;
     reports_t reports;
     int rc;
 
-    snprintf(text, sizeof text, "xchg-tuning 1\n%s\nallgather 2 0 ring\n", bad);
+    snprintf(text, sizeof text, "xchg-tuning %d\n%s\nallgather 2 0 ring\n", version, bad);
     rc = parse(text, &table, &reports);
     CHECK(rc == 2, "bad line '%s': return value, expected 2, got %d", bad, rc);
     CHECK(reports.n == 1 && reports.line[0] == 2,
@@ -160,6 +163,11 @@ static void check_bad_line(const char *bad, const char *want)
     CHECK(table.native.ncurves == 0, "bad line '%s': expected no native curve, got %d", bad,
           table.native.ncurves);
     xchg_table_free(&table);
+}
+
+static void check_bad_line(const char *bad, const char *want)
+{
+    check_bad_line_in(1, bad, want);
 }
 
 static void test_bad_lines(void)
@@ -216,7 +224,8 @@ static void test_bad_lines(void)
     check_bad_line("machine beta=1e-6 tau=1e-10 rho=1e-10 port_share=", "bad value port_share=");
     check_bad_line("machine beta=1e-6 tau=1e-10 rho=1e-10 gamma=1", "'gamma' is not one of");
     check_bad_line("machine beta=1e-6 beta=1e-6 rho=1e-10 port_share=1", "gives beta twice");
-    check_bad_line("machine beta=1 tau=1 rho=1 port_share=1 host=x", "too many fields");
+    check_bad_line("machine beta=1 tau=1 rho=1 port_share=1 host=x", "'host' is not one of");
+    check_bad_line("machine beta=1 tau=1 rho=1 port_share=1 a=1 b=2 c=3 d=4", "too many fields");
     check_bad_line("xchg-tuning 1", "second version line");
     /* native curves */
     check_bad_line("native", "native line has too few fields");
@@ -626,12 +635,26 @@ static void test_version(void)
           rc, reports.n, reports.line[0], table.has_machine);
     xchg_table_free(&table);
 
-    rc = parse("xchg-tuning 2\nallgather 2 0 ring\n", &table, &reports);
+    rc = parse("xchg-tuning 3\nallgather 2 0 ring\n", &table, &reports);
     CHECK(rc == 1 && reports.n == 1 &&
-              strstr(reports.message[0], "unsupported table version '2'") && table.nrules == 0,
-          "version 2: expected rc 1, one report 'unsupported table version '2'', 0 rules; got rc "
+              strstr(reports.message[0], "unsupported table version '3' (this xchg reads "
+                                         "'xchg-tuning 1' and 'xchg-tuning 2'); file ignored") &&
+              table.nrules == 0,
+          "version 3: expected rc 1, one report 'unsupported table version '3'', 0 rules; got rc "
           "%d, %d reports '%s', %d rules",
           rc, reports.n, reports.message[0], table.nrules);
+    xchg_table_free(&table);
+
+    rc = parse("xchg-tuning 02\nallgather 2 0 ring\n", &table, &reports);
+    CHECK(rc == 1 && reports.n == 1 && strstr(reports.message[0], "unsupported table version '02'"),
+          "version 02: expected rc 1 and one report, got rc %d, %d reports '%s'", rc, reports.n,
+          reports.message[0]);
+    xchg_table_free(&table);
+
+    rc = parse("xchg-tuning 2\nallgather 2 0 ring\n", &table, &reports);
+    CHECK(rc == 0 && reports.n == 0 && table.nrules == 1,
+          "version 2: expected rc 0, no report, 1 rule; got rc %d, %d reports '%s', %d rules", rc,
+          reports.n, reports.message[0], table.nrules);
     xchg_table_free(&table);
 
     rc = parse("xchg-tuning\nallgather 2 0 ring\n", &table, &reports);
@@ -670,11 +693,11 @@ static void test_no_version(void)
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
         int rc = parse(texts[i], &table, &reports);
         CHECK(rc == -1 && reports.n == 1 && reports.line[0] == 0 &&
-                  strstr(reports.message[0], "no 'xchg-tuning 1' line") &&
+                  strstr(reports.message[0], "no 'xchg-tuning 1' or 'xchg-tuning 2' line") &&
                   strstr(reports.message[0], "file ignored") && table.nrules == 0,
               "text %zu without a version line: expected rc -1, one report at line 0 'no "
-              "'xchg-tuning 1' line ... file ignored'; got rc %d, %d reports, line %d '%s', %d "
-              "rules",
+              "'xchg-tuning 1' or 'xchg-tuning 2' line ... file ignored'; got rc %d, %d reports, "
+              "line %d '%s', %d rules",
               i, rc, reports.n, reports.line[0], reports.message[0], table.nrules);
         xchg_table_free(&table);
     }
@@ -778,12 +801,21 @@ static void test_first_bad_line(void)
     xchg_table_free(&table);
 }
 
+static void expect_lookup_on(const xchg_table_t *table, int coll, int p, int nnodes, size_t key,
+                             int want_line)
+{
+    const xchg_rule_t *rule = xchg_table_lookup(table, coll, p, nnodes, key);
+    int got = rule ? rule->line : 0;
+    CHECK(got == want_line,
+          "lookup(%s, p=%d, nodes=%d, key=%zu): expected the rule of line %d, got %d",
+          xchg_coll_name(coll), p, nnodes, key, want_line, got);
+}
+
+/* One node, and for a table without nodes= any node count gives the same rule. */
 static void expect_lookup(const xchg_table_t *table, int coll, int p, size_t key, int want_line)
 {
-    const xchg_rule_t *rule = xchg_table_lookup(table, coll, p, key);
-    int got = rule ? rule->line : 0;
-    CHECK(got == want_line, "lookup(%s, p=%d, key=%zu): expected the rule of line %d, got %d",
-          xchg_coll_name(coll), p, key, want_line, got);
+    expect_lookup_on(table, coll, p, 1, key, want_line);
+    expect_lookup_on(table, coll, p, 7, key, want_line);
 }
 
 static void test_ranges_and_lookup(void)
@@ -853,15 +885,37 @@ static void test_round_trip(void)
 
     memset(&table, 0, sizeof table);
     memset(rules, 0, sizeof rules);
-    rules[0] = (xchg_rule_t){XCHG_ALLTOALL, 2, 3, 0, 0, algo(XCHG_ALLTOALL, "pairwise"), {0}, 0};
+    rules[0] = (xchg_rule_t){.coll = XCHG_ALLTOALL,
+                             .pmin = 2,
+                             .pmax = 3,
+                             .bmin = 0,
+                             .bmax = 0,
+                             .algo = algo(XCHG_ALLTOALL, "pairwise")};
     rules[0].params.nports = 3;
-    rules[1] = (xchg_rule_t){XCHG_ALLTOALL, 2, 3, 1, 1023, algo(XCHG_ALLTOALL, "native"), {0}, 0};
-    rules[2] = (xchg_rule_t){
-        XCHG_ALLTOALL, 4, INT_MAX, 1024, SIZE_MAX, algo(XCHG_ALLTOALL, "pairwise"), {0}, 0};
-    rules[3] = (xchg_rule_t){
-        XCHG_ALLGATHER, 1, INT_MAX, 0, SIZE_MAX, algo(XCHG_ALLGATHER, "ring"), {0}, 0};
-    rules[4] = (xchg_rule_t){
-        XCHG_ALLTOALLV, 16, 16, 3 << 20, (4 << 20) - 1, algo(XCHG_ALLTOALLV, "pairwise"), {0}, 0};
+    rules[1] = (xchg_rule_t){.coll = XCHG_ALLTOALL,
+                             .pmin = 2,
+                             .pmax = 3,
+                             .bmin = 1,
+                             .bmax = 1023,
+                             .algo = algo(XCHG_ALLTOALL, "native")};
+    rules[2] = (xchg_rule_t){.coll = XCHG_ALLTOALL,
+                             .pmin = 4,
+                             .pmax = INT_MAX,
+                             .bmin = 1024,
+                             .bmax = SIZE_MAX,
+                             .algo = algo(XCHG_ALLTOALL, "pairwise")};
+    rules[3] = (xchg_rule_t){.coll = XCHG_ALLGATHER,
+                             .pmin = 1,
+                             .pmax = INT_MAX,
+                             .bmin = 0,
+                             .bmax = SIZE_MAX,
+                             .algo = algo(XCHG_ALLGATHER, "ring")};
+    rules[4] = (xchg_rule_t){.coll = XCHG_ALLTOALLV,
+                             .pmin = 16,
+                             .pmax = 16,
+                             .bmin = 3 << 20,
+                             .bmax = (4 << 20) - 1,
+                             .algo = algo(XCHG_ALLTOALLV, "pairwise")};
     rules[4].params.nports = 1;
     table.nrules = 5;
     table.rules = rules;
@@ -909,6 +963,310 @@ static void test_round_trip(void)
 
     out = open_memstream(&text2, &len2);
     xchg_table_write(out, &back, "written by test_table\nsecond comment line");
+    fclose(out);
+    CHECK(strcmp(text, text2) == 0, "write(parse(write(t))) differs from write(t):\n%s---\n%s",
+          text, text2);
+    xchg_table_free(&back);
+    free(text);
+    free(text2);
+}
+
+/* Version 2: both levels in the machine line, rules that match on the node count. */
+static void test_v2_valid(void)
+{
+    static const char text[] =
+        "xchg-tuning 2\n" /* 1 */
+        "machine beta=1e-06 tau=1e-10 rho=5e-11 port_share=0.5 beta_inter=6e-06 "
+        "tau_inter=4e-10 inject=3\n"                                   /* 2 */
+        "alltoall  16  nodes=4    0-*   pairwise:k=2\n"                /* 3 */
+        "alltoall  16  nodes=2-3  0-*   native\n"                      /* 4 */
+        "alltoall  16  nodes=5-*  1K-*  pairwise\n"                    /* 5 */
+        "alltoall  16  nodes=*    0-*   pairwise:k=1   # any layout\n" /* 6 */
+        "alltoall  16             0-*   native\n"                      /* 7 */
+        "allgather 2-8\tnodes=1\t*     ring\n"                         /* 8 */
+        "alltoallv *   *   pairwise\n";                                /* 9 */
+    static const int want_nodes[][2] = {{4, 4}, {2, 3}, {5, INT_MAX}, {1, INT_MAX},
+                                        {0, 0}, {1, 1}, {0, 0}};
+    xchg_table_t table;
+    reports_t reports;
+    int rc = parse(text, &table, &reports);
+
+    CHECK(rc == 0 && reports.n == 0 && table.nrules == 7,
+          "version 2 file: expected rc 0, no report, 7 rules; got rc %d, %d reports (line %d "
+          "'%s'), %d rules",
+          rc, reports.n, reports.line[0], reports.message[0], table.nrules);
+    CHECK(table.has_machine && table.machine.beta == 1e-06 && table.machine.tau == 1e-10 &&
+              table.machine.rho == 5e-11 && table.machine.port_share == 0.5 &&
+              table.machine.beta_inter == 6e-06 && table.machine.tau_inter == 4e-10 &&
+              table.machine.inject == 3 && table.machine.node_share == 0,
+          "version 2 machine line: got beta %g tau %g rho %g port_share %g beta_inter %g "
+          "tau_inter %g inject %d",
+          table.machine.beta, table.machine.tau, table.machine.rho, table.machine.port_share,
+          table.machine.beta_inter, table.machine.tau_inter, table.machine.inject);
+    for (int i = 0; i < table.nrules && i < 7; i++)
+        CHECK(table.rules[i].nmin == want_nodes[i][0] && table.rules[i].nmax == want_nodes[i][1] &&
+                  table.rules[i].pmin >= 1 && table.rules[i].line == (i < 6 ? 3 + i : 9),
+              "version 2 rule %d: expected nodes %d-%d, got %d-%d (line %d)", i, want_nodes[i][0],
+              want_nodes[i][1], table.rules[i].nmin, table.rules[i].nmax, table.rules[i].line);
+    check_rule(&table, 0, XCHG_ALLTOALL, 16, 16, 0, SIZE_MAX, algo(XCHG_ALLTOALL, "pairwise"), 2,
+               3);
+    check_rule(&table, 5, XCHG_ALLGATHER, 2, 8, 0, SIZE_MAX, algo(XCHG_ALLGATHER, "ring"), 0, 8);
+
+    /* lookup by node count: the first rule whose nodes= holds it, a rule without any */
+    expect_lookup_on(&table, XCHG_ALLTOALL, 16, 4, 0, 3);
+    expect_lookup_on(&table, XCHG_ALLTOALL, 16, 2, 0, 4);
+    expect_lookup_on(&table, XCHG_ALLTOALL, 16, 3, 100, 4);
+    expect_lookup_on(&table, XCHG_ALLTOALL, 16, 5, 1023, 6);
+    expect_lookup_on(&table, XCHG_ALLTOALL, 16, 5, 1024, 5);
+    expect_lookup_on(&table, XCHG_ALLTOALL, 16, INT_MAX, SIZE_MAX, 5);
+    expect_lookup_on(&table, XCHG_ALLTOALL, 16, 1, 0, 6);
+    expect_lookup_on(&table, XCHG_ALLTOALL, 15, 4, 0, 0);
+    expect_lookup_on(&table, XCHG_ALLGATHER, 4, 1, 12345, 8);
+    expect_lookup_on(&table, XCHG_ALLGATHER, 4, 2, 12345, 0);
+    expect_lookup_on(&table, XCHG_ALLTOALLV, 3, 1, 0, 9);
+    expect_lookup_on(&table, XCHG_ALLTOALLV, 3, 9, 0, 9);
+    xchg_table_free(&table);
+
+    /* the version 2 keys are optional, and 0 is allowed */
+    rc = parse("xchg-tuning 2\nmachine port_share=1 rho=1 tau=1 beta=1 inject=0 tau_inter=0\n",
+               &table, &reports);
+    CHECK(rc == 0 && reports.n == 0 && table.has_machine && table.machine.inject == 0 &&
+              table.machine.tau_inter == 0 && table.machine.beta_inter == 0,
+          "version 2 machine line with zeros: expected it read, got rc %d, %d reports '%s'", rc,
+          reports.n, reports.message[0]);
+    xchg_table_free(&table);
+    rc = parse("xchg-tuning 2\nmachine beta=1 tau=2 rho=3 port_share=4\n", &table, &reports);
+    CHECK(rc == 0 && reports.n == 0 && table.has_machine && table.machine.beta == 1 &&
+              table.machine.beta_inter == 0 && table.machine.inject == 0,
+          "version 2 file, version 1 machine line: expected it read, got rc %d, %d reports '%s'",
+          rc, reports.n, reports.message[0]);
+    xchg_table_free(&table);
+}
+
+static void test_v2_bad_lines(void)
+{
+    /* nodes= */
+    check_bad_line_in(2, "alltoall 2 nodes= 0 pairwise", "bad nodes= range ''");
+    check_bad_line_in(2, "alltoall 2 nodes=x 0 pairwise", "bad nodes= range 'x' (expected N");
+    check_bad_line_in(2, "alltoall 2 nodes=-2 0 pairwise", "bad nodes= range '-2'");
+    check_bad_line_in(2, "alltoall 2 nodes=2- 0 pairwise", "bad nodes= range '2-'");
+    check_bad_line_in(2, "alltoall 2 nodes=*-4 0 pairwise", "bad nodes= range '*-4'");
+    check_bad_line_in(2, "alltoall 2 nodes=1K 0 pairwise", "bad nodes= range '1K'");
+    check_bad_line_in(2, "alltoall 2 nodes=0 0 pairwise",
+                      "bad nodes= range '0' (node counts start at 1)");
+    check_bad_line_in(2, "alltoall 2 nodes=0-3 0 pairwise", "node counts start at 1");
+    check_bad_line_in(2, "alltoall 2 nodes=99999999999 0 pairwise", "numbers go up to");
+    check_bad_line_in(2, "alltoall 2 nodes=4-2 0 pairwise",
+                      "nodes= range '4-2' is reversed (4 > 2)");
+    check_bad_line_in(2, "alltoall 2 nodes=2 pairwise", "too few fields");
+    check_bad_line_in(2, "alltoall nodes=2", "'nodes=2' is out of place");
+    check_bad_line_in(2, "alltoall 2 nodes=2 0 pairwise extra", "too many fields");
+    check_bad_line_in(2, "alltoall 2 NODES=2 0 pairwise", "too many fields");
+    check_bad_line_in(2, "alltoall 2 0 nodes=2 pairwise",
+                      "'nodes=2' is out of place (nodes= comes right after PROCS");
+    check_bad_line_in(2, "alltoall nodes=2 2 0 pairwise", "'nodes=2' is out of place");
+    check_bad_line_in(2, "alltoall 2 nodes=2 nodes=3 pairwise", "'nodes=3' is out of place");
+    check_bad_line_in(2, "alltoall 2 nodes=2 0 nodes=3", "'nodes=3' is out of place");
+    check_bad_line_in(2, "alltoall 2 nodes=2 x pairwise", "bad byte range 'x'");
+    check_bad_line_in(2, "alltoall 2-x nodes=2 0 pairwise", "bad communicator-size range '2-x'");
+    check_bad_line_in(2, "alltoall 2 nodes=2 0 bogus", "unknown algorithm 'bogus' for alltoall");
+    check_bad_line_in(2, "alltoall 2 nodes=2 0 pairwise:k=0", "k=0");
+    check_bad_line_in(2, "alltoal 2 nodes=2 0 pairwise", "unknown collective 'alltoal'");
+    /* the machine line's version 2 keys */
+    check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 beta_inter=x",
+                      "bad value beta_inter=x (expected a number >= 0)");
+    check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 tau_inter=-1",
+                      "bad value tau_inter=-1");
+    check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 beta_inter=inf",
+                      "bad value beta_inter=inf");
+    check_bad_line_in(2,
+                      "machine beta=1 tau=1 rho=1 port_share=1 tau_inter=", "bad value tau_inter=");
+    check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 inject=1.5",
+                      "bad value inject=1.5 (expected a whole number of messages from 0 to");
+    check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 inject=-1",
+                      "bad value inject=-1");
+    check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 inject=", "bad value inject=");
+    check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 inject=4K",
+                      "bad value inject=4K");
+    check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 inject=2147483648",
+                      "bad value inject=2147483648");
+    check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 inject=1 inject=2",
+                      "gives inject twice");
+    check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 tau_inter=1 tau_inter=1",
+                      "gives tau_inter twice");
+    check_bad_line_in(2, "machine beta_inter=1 tau_inter=1 inject=1", "lacks beta=");
+    check_bad_line_in(2, "machine beta=1 tau=1 rho=1 beta_inter=1", "lacks port_share=");
+    check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 node_share=1",
+                      "'node_share' is not one of beta=, tau=, rho=, port_share=, beta_inter=, "
+                      "tau_inter=, inject=");
+    check_bad_line_in(2,
+                      "machine beta=1 tau=1 rho=1 port_share=1 beta_inter=1 tau_inter=1 "
+                      "inject=1 x=1",
+                      "too many fields");
+    check_bad_line_in(2, "xchg-tuning 2", "second version line");
+    /* version 2 items in a version 1 file: reported and skipped */
+    check_bad_line_in(1, "alltoall 16 nodes=4 0-* pairwise",
+                      "nodes= needs 'xchg-tuning 2' (the file declares version 1); line skipped");
+    check_bad_line_in(1, "alltoall 16 nodes=x 0-* pairwise", "nodes= needs 'xchg-tuning 2'");
+    check_bad_line_in(1, "machine beta=1 tau=1 rho=1 port_share=1 beta_inter=2e-6",
+                      "machine line: beta_inter= needs 'xchg-tuning 2' (the file declares "
+                      "version 1); line skipped");
+    check_bad_line_in(1, "machine beta=1 tau=1 rho=1 port_share=1 tau_inter=2e-9",
+                      "machine line: tau_inter= needs 'xchg-tuning 2'");
+    check_bad_line_in(1, "machine inject=4 beta=1 tau=1 rho=1 port_share=1",
+                      "machine line: inject= needs 'xchg-tuning 2'");
+}
+
+/* A 100 KB value in a version 2 field: one short report quoting a prefix, with the reason. */
+static void test_v2_long_fields(void)
+{
+    static const char *const formats[] = {"alltoall 2 nodes=%s 0 pairwise",
+                                          "machine beta=1 tau=1 rho=1 port_share=1 inject=%s",
+                                          "machine beta=1 tau=1 rho=1 port_share=1 beta_inter=%s"};
+    static const char *const wants[] = {
+        "bad nodes= range '9999999999999999999999999999999999999999...' (expected N",
+        "bad value inject=9999999999999999999999999999999999999999... (expected a whole number",
+        "bad value beta_inter=9999999999999999999999999999999999999999... (expected a number"};
+    size_t huge = 100 * 1024;
+    char *field = malloc(huge + 1), *text = malloc(huge + 256);
+    xchg_table_t table;
+    reports_t reports;
+
+    if (!field || !text) {
+        CHECK(0, "malloc");
+        free(field);
+        free(text);
+        return;
+    }
+    memset(field, '9', huge);
+    field[huge] = '\0';
+    for (int i = 0; i < 3; i++) {
+        int used = sprintf(text, "xchg-tuning 2\n"), rc;
+        used += sprintf(text + used, formats[i], field);
+        sprintf(text + used, "\n");
+        rc = parse(text, &table, &reports);
+        CHECK(rc == 2 && reports.n == 1 && strstr(reports.message[0], wants[i]) &&
+                  strstr(reports.message[0], "line skipped") && strlen(reports.message[0]) < 300,
+              "100 KB version 2 field %d: expected one short report with '%s', got rc %d, %d "
+              "reports, %zu characters: '%.300s'",
+              i, wants[i], rc, reports.n, strlen(reports.message[0]), reports.message[0]);
+        xchg_table_free(&table);
+    }
+    free(field);
+    free(text);
+}
+
+/* The writer: version 2 exactly when needed, the machine line's new keys only when set, a
+ * nodes column only when a rule has nodes=; read back the same, written again the same. */
+static void test_v2_round_trip(void)
+{
+    xchg_table_t table, back;
+    reports_t reports;
+    xchg_rule_t rules[3];
+    char *text = NULL, *text2 = NULL;
+    size_t len = 0, len2 = 0;
+    FILE *out;
+    int rc;
+
+    memset(&table, 0, sizeof table);
+    memset(rules, 0, sizeof rules);
+    rules[0] = (xchg_rule_t){.coll = XCHG_ALLTOALL,
+                             .pmin = 16,
+                             .pmax = 16,
+                             .bmax = SIZE_MAX,
+                             .algo = algo(XCHG_ALLTOALL, "pairwise"),
+                             .params.nports = 2,
+                             .nmin = 4,
+                             .nmax = 4};
+    rules[1] = (xchg_rule_t){.coll = XCHG_ALLTOALL,
+                             .pmin = 2,
+                             .pmax = 15,
+                             .bmin = 1024,
+                             .bmax = SIZE_MAX,
+                             .algo = algo(XCHG_ALLTOALL, "native"),
+                             .nmin = 2,
+                             .nmax = INT_MAX};
+    /* every layout: written without nodes= */
+    rules[2] = (xchg_rule_t){.coll = XCHG_ALLGATHER,
+                             .pmin = 1,
+                             .pmax = INT_MAX,
+                             .bmax = 63,
+                             .algo = algo(XCHG_ALLGATHER, "ring"),
+                             .nmin = 1,
+                             .nmax = INT_MAX};
+    table.rules = rules;
+    table.has_machine = 1;
+    table.machine = (xchg_machine_t){.beta = 1e-06, .tau = 1e-10, .rho = 5e-11, .port_share = 0.5};
+
+    /* what needs version 2 */
+    table.nrules = 3;
+    CHECK(xchg_table_needs_v2(&table), "needs_v2: rules with nodes= need version 2");
+    table.nrules = 0;
+    CHECK(!xchg_table_needs_v2(&table), "needs_v2: a version 1 machine line does not");
+    table.machine.inject = 2;
+    CHECK(xchg_table_needs_v2(&table), "needs_v2: inject does");
+    table.has_machine = 0;
+    CHECK(!xchg_table_needs_v2(&table), "needs_v2: not without a machine line");
+    table.has_machine = 1;
+    table.machine.inject = 0;
+    table.machine.tau_inter = 3e-10;
+    CHECK(xchg_table_needs_v2(&table), "needs_v2: tau_inter does");
+    table.machine.tau_inter = 0;
+    table.machine.beta_inter = 3e-6;
+    CHECK(xchg_table_needs_v2(&table), "needs_v2: beta_inter does");
+    table.machine.beta_inter = 0;
+    table.nrules = 1;
+    table.rules = &rules[2];
+    CHECK(!xchg_table_needs_v2(&table), "needs_v2: nodes=* does not");
+    out = open_memstream(&text, &len);
+    xchg_table_write(out, &table, NULL);
+    fclose(out);
+    CHECK(strstr(text, "xchg-tuning 1\nmachine beta=1e-06 tau=1e-10 rho=5e-11 port_share=0.5\n") ==
+                  text &&
+              strstr(text, "\nallgather    *       0-63          ring\n") && !strstr(text, "nodes"),
+          "write without version 2 items: expected version 1 and no nodes column, got:\n%s", text);
+    free(text);
+    text = NULL;
+
+    /* a version 2 table */
+    table.rules = rules;
+    table.nrules = 3;
+    table.machine.beta_inter = 6e-06;
+    table.machine.tau_inter = 1.0 / 3.0 * 1e-9;
+    table.machine.inject = 3;
+    out = open_memstream(&text, &len);
+    rc = xchg_table_write(out, &table, "two levels");
+    fclose(out);
+    CHECK(rc == 0 && strncmp(text, "xchg-tuning 2\n# two levels\n", 27) == 0 &&
+              strstr(text, "\nmachine beta=1e-06 tau=1e-10 rho=5e-11 port_share=0.5 "
+                           "beta_inter=6e-06 tau_inter=3.333333333333333e-10 inject=3\n") &&
+              strstr(text, "\n# collective procs   nodes     bytes         algorithm") &&
+              strstr(text, "\nalltoall     16      nodes=4   *             pairwise:k=2\n") &&
+              strstr(text, "\nalltoall     2-15    nodes=2-* 1K-*          native\n") &&
+              strstr(text, "\nallgather    *                 0-63          ring\n"),
+          "write version 2: not as expected:\n%s", text);
+
+    rc = parse(text, &back, &reports);
+    CHECK(rc == 0 && reports.n == 0 && back.nrules == 3,
+          "version 2 round trip: expected rc 0, no report, 3 rules; got %d, %d ('%s'), %d", rc,
+          reports.n, reports.message[0], back.nrules);
+    CHECK(back.has_machine && back.machine.beta_inter == table.machine.beta_inter &&
+              back.machine.tau_inter == table.machine.tau_inter && back.machine.inject == 3,
+          "version 2 round trip machine: expected %.17g %.17g 3, got %.17g %.17g %d",
+          table.machine.beta_inter, table.machine.tau_inter, back.machine.beta_inter,
+          back.machine.tau_inter, back.machine.inject);
+    for (int i = 0; i < back.nrules && i < 3; i++) {
+        const xchg_rule_t *a = &rules[i], *b = &back.rules[i];
+        int any = a->nmin <= 1 && a->nmax == INT_MAX;
+        CHECK(a->coll == b->coll && a->pmin == b->pmin && a->pmax == b->pmax &&
+                  a->bmin == b->bmin && a->bmax == b->bmax && a->algo == b->algo &&
+                  a->params.nports == b->params.nports &&
+                  (any ? b->nmax == 0 : (a->nmin == b->nmin && a->nmax == b->nmax)),
+              "version 2 round trip rule %d: nodes %d-%d read back as %d-%d", i, a->nmin, a->nmax,
+              b->nmin, b->nmax);
+    }
+    out = open_memstream(&text2, &len2);
+    xchg_table_write(out, &back, "two levels");
     fclose(out);
     CHECK(strcmp(text, text2) == 0, "write(parse(write(t))) differs from write(t):\n%s---\n%s",
           text, text2);
@@ -1025,10 +1383,10 @@ static void test_load_bad_files(void)
 
     /* no version line: empty, comments only */
     write_file(dir, "empty", "", 0, path, sizeof path);
-    check_load_fails(path, -1, 0, "no 'xchg-tuning 1' line");
+    check_load_fails(path, -1, 0, "no 'xchg-tuning 1' or 'xchg-tuning 2' line");
     unlink(path);
     write_file(dir, "comments", comments, sizeof comments - 1, path, sizeof path);
-    check_load_fails(path, -1, 0, "no 'xchg-tuning 1' line");
+    check_load_fails(path, -1, 0, "no 'xchg-tuning 1' or 'xchg-tuning 2' line");
     unlink(path);
     rmdir(dir);
 }
@@ -1083,6 +1441,10 @@ int main(void)
     test_native_too_many_curves();
     test_native_round_trip();
     test_native_cost();
+    test_v2_valid();
+    test_v2_bad_lines();
+    test_v2_long_fields();
+    test_v2_round_trip();
     test_load();
     test_load_bad_files();
     test_load_limit();
