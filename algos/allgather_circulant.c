@@ -37,8 +37,8 @@
  * most PLAN_CACHE * k area records (40 bytes each), 2.5 MiB per entry at k = 65535.
  *
  * Scratch (per call, sized once):
- *   XCHG_SCRATCH_AG_0: [ areas[k] (uncached plan) | schedule messages[k] | sends[k] | recvs[k] ]
- *   XCHG_SCRATCH_AG_1: [ packed runs of this rank's largest round | the receive that wraps ]
+ *   first push:  [ areas[k] (uncached plan) | schedule messages[k] | sends[k] | recvs[k] ]
+ *   second push: [ packed runs of this rank's largest round | the receive that wraps ]
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -108,6 +108,7 @@ int xchg_allgather_circulant(xchg_ctx_t *ctx, const void *sendblock, void *recvb
     xchg_circ_area_t *areas;
     xchg_circ_msg_t *msgs;
     xchg_msg_t *sends, *recvs;
+    xchg_mark_t mark = xchg_scratch_mark(ctx);
 
     /* the own block at its place (nothing to do for MPI_IN_PLACE) */
     if ((const char *)sendblock != recv + (size_t)me * b)
@@ -118,7 +119,7 @@ int xchg_allgather_circulant(xchg_ctx_t *ctx, const void *sendblock, void *recvb
     /* the plan (cached, or planned into scratch) and the message lists */
     k = xchg_circ_ports(p, params->nports);
     header = (size_t)k * (sizeof *areas + sizeof *msgs + 2 * sizeof *sends);
-    scratch = xchg_scratch(ctx, XCHG_SCRATCH_AG_0, header);
+    scratch = xchg_scratch_push(ctx, header);
     if (!scratch) {
         rc = MPI_ERR_NO_MEM;
         goto out;
@@ -138,7 +139,7 @@ int xchg_allgather_circulant(xchg_ctx_t *ctx, const void *sendblock, void *recvb
         most_incoming = recv_bytes > most_incoming ? recv_bytes : most_incoming;
     }
     most_packed = (most_packed + CIRC_ALIGN - 1) / CIRC_ALIGN * CIRC_ALIGN;
-    packed = xchg_scratch(ctx, XCHG_SCRATCH_AG_1, most_packed + most_incoming);
+    packed = xchg_scratch_push(ctx, most_packed + most_incoming);
     if (!packed) {
         rc = MPI_ERR_NO_MEM;
         goto out;
@@ -192,5 +193,6 @@ int xchg_allgather_circulant(xchg_ctx_t *ctx, const void *sendblock, void *recvb
         }
     }
 out:
+    xchg_scratch_release(ctx, mark);
     return rc;
 }

@@ -2,7 +2,7 @@
  * alltoall_pairwise.c: pairwise exchange for MPI_Alltoall (baseline).
  *
  * Step s = 1 .. p-1: send the block for rank (rank + s) mod p and receive the block from rank
- * (rank - s) mod p, straight between the user's buffers (no packing; scratch holds only the message list). This is the
+ * (rank - s) mod p, straight between the user's buffers (no packing; scratch holds only the message lists, pushed on the context's scratch stack). This is the
  * r = p case of Bruck's radix index algorithm (../shared/papers/002_0c74752dd805d1e2.txt,
  * Section 3.3, case 2) with the rotations folded into the addressing. With k ports, k
  * consecutive steps are in flight in one round.
@@ -23,12 +23,15 @@ int xchg_alltoall_pairwise(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf,
     int p = ctx->size, rank = ctx->rank, rc = MPI_SUCCESS;
     int nports = params->nports > 0 ? params->nports : 1;
     xchg_msg_t *sends, *recvs;
+    xchg_mark_t mark = xchg_scratch_mark(ctx);
 
     if (nports > p - 1)
         nports = p > 1 ? p - 1 : 1;
-    sends = xchg_scratch(ctx, XCHG_SCRATCH_A2A_0, 2 * (size_t)nports * sizeof *sends);
-    if (!sends)
-        return MPI_ERR_NO_MEM;
+    sends = xchg_scratch_push(ctx, 2 * (size_t)nports * sizeof *sends);
+    if (!sends) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
     recvs = sends + nports;
     memcpy(recv + (size_t)rank * block_bytes, send + (size_t)rank * block_bytes, block_bytes);
     /* rounds of up to nports consecutive steps */
@@ -44,5 +47,6 @@ int xchg_alltoall_pairwise(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf,
             goto out;
     }
 out:
+    xchg_scratch_release(ctx, mark);
     return rc;
 }

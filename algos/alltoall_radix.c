@@ -85,6 +85,7 @@ int xchg_alltoall_radix(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, siz
     xchg_radix_t sched;
     xchg_msg_t *sends, *recvs;
     radix_step_t *steps;
+    xchg_mark_t mark = xchg_scratch_mark(ctx);
 
     /* id 0, the block to self: a local copy straight to its final place */
     memcpy(recv + (size_t)me * b, send + (size_t)me * b, b);
@@ -100,8 +101,8 @@ int xchg_alltoall_radix(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, siz
     }
     header = 2 * (size_t)most_steps * sizeof(xchg_msg_t) + (size_t)most_steps * sizeof *steps;
     header = (header + RADIX_ALIGN - 1) / RADIX_ALIGN * RADIX_ALIGN;
-    scratch = xchg_scratch(ctx, XCHG_SCRATCH_A2A_0, header + most_blocks * b);
-    incoming = xchg_scratch(ctx, XCHG_SCRATCH_A2A_1, most_blocks * b);
+    scratch = xchg_scratch_push(ctx, header + most_blocks * b);
+    incoming = xchg_scratch_push(ctx, most_blocks * b);
     if (!scratch || !incoming) {
         rc = MPI_ERR_NO_MEM;
         goto out;
@@ -168,5 +169,6 @@ int xchg_alltoall_radix(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, siz
         }
     }
 out:
+    xchg_scratch_release(ctx, mark);
     return rc;
 }

@@ -14,7 +14,7 @@
  * receiver agree on which form a message takes, because MPI requires their byte counts to be
  * equal.
  *
- *   scratch (A2AV_0): sends[2k] recvs[2k] | stats[k][3] | out slots[k] | in slots[k]
+ *   scratch (one push): sends[2k] recvs[2k] | stats[k][3] | out slots[k] | in slots[k]
  *   (a slot holds CARRY_INLINE + 24 bytes; the three last parts only when carrying)
  *
  * Cost: C1 = ceil((p-1)/k); a round lasts as long as its largest message, so with skewed
@@ -43,7 +43,7 @@ static int round_space(xchg_ctx_t *ctx, int nports, int carrying, round_space_t 
     size_t lists = 4 * (size_t)nports * sizeof(xchg_msg_t);
     size_t slots = carrying ? (size_t)nports * (CARRY_INLINE + CARRY_BYTES) : 0;
     size_t stats = carrying ? (size_t)nports * CARRY_BYTES : 0;
-    char *base = xchg_scratch(ctx, XCHG_SCRATCH_A2AV_0, lists + stats + 2 * slots);
+    char *base = xchg_scratch_push(ctx, lists + stats + 2 * slots);
     if (!base)
         return MPI_ERR_NO_MEM;
     space->sends = (xchg_msg_t *)base;
@@ -111,13 +111,14 @@ int xchg_alltoallv_pairwise(xchg_ctx_t *ctx, const void *sendbuf, const size_t *
     int p = ctx->size, rank = ctx->rank, rc;
     int nports = params->nports > 0 ? params->nports : 1;
     round_space_t space;
+    xchg_mark_t mark = xchg_scratch_mark(ctx);
 
     (void)call;
     if (nports > p - 1)
         nports = p > 1 ? p - 1 : 1;
     rc = round_space(ctx, nports, carry != NULL, &space);
     if (rc != MPI_SUCCESS)
-        return rc;
+        goto out;
     memcpy(recv + recvoffs[rank], send + sendoffs[rank], recvbytes[rank]);
     if (carry)
         memcpy(carry->agreed, carry->mine, CARRY_BYTES);
@@ -130,7 +131,7 @@ int xchg_alltoallv_pairwise(xchg_ctx_t *ctx, const void *sendbuf, const size_t *
         }
         rc = xchg_exchange(ctx, space.sends, nsends, space.recvs, nrecvs);
         if (rc != MPI_SUCCESS)
-            return rc;
+            goto out;
         for (int step = first; step < last && carry; step++) {
             int from = (rank - step + p) % p;
             carry_arrived(&space, step - first, recv + recvoffs[from], recvbytes[from], carry);
@@ -138,5 +139,7 @@ int xchg_alltoallv_pairwise(xchg_ctx_t *ctx, const void *sendbuf, const size_t *
     }
     if (carry)
         carry->done = 1;
-    return MPI_SUCCESS;
+out:
+    xchg_scratch_release(ctx, mark);
+    return rc;
 }

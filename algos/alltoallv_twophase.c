@@ -40,12 +40,14 @@
  * transposes. Order within every (source, destination) message is kept; bytes of recvbuf
  * outside the receive ranges are never written.
  *
- * Scratch (slots XCHG_SCRATCH_A2AV_*; the transposes use the A2A slots):
- *   A2AV_0  [ bin 0 | bin 1 | ... | bin p-1 ]       p x block1, step 1 output
+ * Scratch (pushed on the context's scratch stack in this order; the transposes push theirs
+ * above and release it before they return):
+ *   bins     [ bin 0 | bin 1 | ... | bin p-1 ]       p x block1, step 1 output
  *            bin b = [ counts s_i[0..p-1] ][ runs for j = 0..p-1 ][ slack ]
- *           then [ from 0 | ... | from p-1 ]         p x block2, step 4 landing
- *   A2AV_1  [ from 0 | from 1 | ... | from p-1 ]     p x block1, step 2 landing
- *   A2AV_2  [ for 0 | for 1 | ... | for p-1 ]        p x block2, step 3 output (runs by source)
+ *   landing  [ from 0 | from 1 | ... | from p-1 ]    p x block1, step 2 landing
+ *   bins2    [ for 0 | for 1 | ... | for p-1 ]       p x block2, step 3 output (runs by source)
+ *   landing2 [ from 0 | ... | from p-1 ]             p x block2, step 4 landing: in the dead
+ *            bins when block2 <= block1, else pushed
  */
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +67,7 @@ int xchg_alltoallv_twophase(xchg_ctx_t *ctx, const void *sendbuf, const size_t *
     int truncated = sendbytes[rank] > recvbytes[rank];
     size_t *fill = NULL;
     xchg_twophase_plan_t plan;
+    xchg_mark_t mark = xchg_scratch_mark(ctx);
 
     /* the message to self: a local copy (an erroneous program that sends itself more than it
      * receives gets MPI_ERR_TRUNCATE, after taking part in the transposes like everyone) */
@@ -79,9 +82,9 @@ int xchg_alltoallv_twophase(xchg_ctx_t *ctx, const void *sendbuf, const size_t *
         return MPI_ERR_ARG;
 
     fill = malloc((size_t)p * sizeof *fill);
-    bins = xchg_scratch(ctx, XCHG_SCRATCH_A2AV_0, (size_t)p * plan.block1_bytes);
-    landing = xchg_scratch(ctx, XCHG_SCRATCH_A2AV_1, (size_t)p * plan.block1_bytes);
-    bins2 = xchg_scratch(ctx, XCHG_SCRATCH_A2AV_2, (size_t)p * plan.block2_bytes);
+    bins = xchg_scratch_push(ctx, (size_t)p * plan.block1_bytes);
+    landing = xchg_scratch_push(ctx, (size_t)p * plan.block1_bytes);
+    bins2 = xchg_scratch_push(ctx, (size_t)p * plan.block2_bytes);
     if (!fill || !bins || !landing || !bins2) {
         rc = MPI_ERR_NO_MEM;
         goto out;
@@ -96,9 +99,11 @@ int xchg_alltoallv_twophase(xchg_ctx_t *ctx, const void *sendbuf, const size_t *
         goto out;
 
     /* Steps 3-4: regroup by final destination, second transpose; the step-1 bins are dead,
-     * so their slot takes the step-4 landing */
+     * so they take the step-4 landing when it fits */
     broken |= xchg_twophase_rearrange(&plan, rank, landing, bins2, fill);
-    landing2 = xchg_scratch(ctx, XCHG_SCRATCH_A2AV_0, (size_t)p * plan.block2_bytes);
+    landing2 = plan.block2_bytes <= plan.block1_bytes
+                   ? bins
+                   : xchg_scratch_push(ctx, (size_t)p * plan.block2_bytes);
     if (!landing2) {
         rc = MPI_ERR_NO_MEM;
         goto out;
@@ -116,6 +121,7 @@ int xchg_alltoallv_twophase(xchg_ctx_t *ctx, const void *sendbuf, const size_t *
         rc = MPI_ERR_TRUNCATE;
 out:
     free(fill);
+    xchg_scratch_release(ctx, mark);
     return rc;
 }
 

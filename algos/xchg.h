@@ -20,26 +20,29 @@
 /* The three collectives xchg serves; used as array indices. */
 enum { XCHG_ALLTOALL = 0, XCHG_ALLGATHER = 1, XCHG_ALLTOALLV = 2, XCHG_NCOLLS = 3 };
 
-/* Scratch slots of a context. Each user owns its slots, so that a nested call (twophase runs
- * an alltoall inside an alltoallv) never reuses a buffer that is still in use. */
+/* Fixed scratch slots, the old interface, kept only until the last algorithms move to the
+ * scratch stack below (xchg_scratch_push). */
 enum {
-    XCHG_SCRATCH_SHIM_SEND = 0, /* shim: packed send data */
-    XCHG_SCRATCH_SHIM_RECV,     /* shim: receive data before unpacking */
-    XCHG_SCRATCH_SHIM_META,     /* shim: alltoallv byte counts and offsets */
-    XCHG_SCRATCH_A2A_0,         /* alltoall algorithms */
+    XCHG_SCRATCH_A2A_0 = 0,
     XCHG_SCRATCH_A2A_1,
-    XCHG_SCRATCH_AG_0, /* allgather algorithms */
-    XCHG_SCRATCH_AG_1,
-    XCHG_SCRATCH_A2AV_0, /* alltoallv algorithms */
-    XCHG_SCRATCH_A2AV_1,
-    XCHG_SCRATCH_A2AV_2,
     XCHG_NSCRATCH
 };
-
 typedef struct xchg_buffer {
     void *ptr;
     size_t bytes;
 } xchg_buffer_t;
+
+/* Scratch memory of a context: a stack of chunks (algos/scratch.c). Take a mark, push what you
+ * need, release to the mark before returning; a nested call's buffers lie above its caller's. */
+#define XCHG_CHUNKS 24
+typedef struct xchg_chunk {
+    char *ptr;
+    size_t size, used;
+} xchg_chunk_t;
+typedef struct xchg_mark {
+    int chunk;
+    size_t used;
+} xchg_mark_t;
 
 struct xchg_params;
 
@@ -72,7 +75,9 @@ typedef struct xchg_ctx {
     int node_pus;   /* processing units hwloc reports for all ranks on this node (whole job) */
     xchg_topo_t topo; /* the summary that selection sees (xchg_call_t.topo) */
     int yield;      /* waiting policy: 1 = MPI_Testall + sched_yield, 0 = MPI_Waitall */
-    xchg_buffer_t scratch[XCHG_NSCRATCH];
+    xchg_chunk_t chunks[XCHG_CHUNKS]; /* scratch memory, chunks[top] the one in use */
+    int top;
+    xchg_buffer_t scratch[XCHG_NSCRATCH]; /* the old fixed slots (xchg_scratch) */
     MPI_Request *reqs; /* request array reused by xchg_exchange */
     int reqs_cap;
     int passthrough;              /* an intercommunicator: the MPI library serves every call */
@@ -216,7 +221,13 @@ int xchg_exchange(xchg_ctx_t *ctx, const xchg_msg_t *sends, int nsends, const xc
 /* Element-wise maximum of n values over all ranks (dissemination, ceil(log2 p) rounds of
  * n * 8 bytes through xchg_exchange). */
 int xchg_agree_max(xchg_ctx_t *ctx, uint64_t *vals, int n);
-/* A scratch buffer of at least bytes in the given slot; NULL when memory is exhausted. */
+/* scratch.c: the context's scratch stack (see xchg_mark_t). A push returns at least bytes,
+ * aligned to 64 bytes, or NULL when memory is exhausted; it never moves earlier pushes. */
+xchg_mark_t xchg_scratch_mark(const xchg_ctx_t *ctx);
+void *xchg_scratch_push(xchg_ctx_t *ctx, size_t bytes);
+void xchg_scratch_release(xchg_ctx_t *ctx, xchg_mark_t mark);
+void xchg_scratch_free(xchg_ctx_t *ctx); /* everything, when the context goes */
+/* The old interface: a buffer of at least bytes in a fixed slot. */
 void *xchg_scratch(xchg_ctx_t *ctx, int slot, size_t bytes);
 
 /* The algorithms (one file each in algos/) */

@@ -42,6 +42,7 @@ static void ctx_free(xchg_ctx_t *ctx)
         PMPI_Comm_free(&ctx->comm);
     for (int i = 0; i < XCHG_NSCRATCH; i++)
         free(ctx->scratch[i].ptr);
+    xchg_scratch_free(ctx);
     free(ctx->reqs);
     free(ctx->node_of);
     free(ctx->node_size);

@@ -130,7 +130,7 @@ static int pass_to_mpi(const call_args_t *a)
 /* Every entry point: normalise and run an algorithm, or hand the call to the MPI library. */
 static int serve(const call_args_t *a)
 {
-    xchg_outcome_t out = {-1, 0, {0}, NULL, -1, 0.0, -1};
+    xchg_outcome_t out = {.algo = -1, .trial = -1, .learned = -1};
     double start = start_time();
     int rc;
 
@@ -146,9 +146,13 @@ static int serve(const call_args_t *a)
     if (rc == XCHG_PASS) {
         /* the MPI library reports its own errors through the handler */
         rc = pass_to_mpi(a);
-        return out.algo >= 0 ? finish(rc, a->coll, &out, start, MPI_COMM_NULL) : rc;
+        rc = out.algo >= 0 ? finish(rc, a->coll, &out, start, MPI_COMM_NULL) : rc;
+    } else {
+        rc = finish(rc, a->coll, &out, start, a->comm);
     }
-    return finish(rc, a->coll, &out, start, a->comm);
+    if (out.ctx)
+        xchg_scratch_release(out.ctx, out.mark);
+    return rc;
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

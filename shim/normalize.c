@@ -17,10 +17,11 @@
  *   4. receive data: written straight into the user's buffer when the receive type is dense,
  *      else into scratch and unpacked, which writes only the bytes of the receive type map.
  *
- * Scratch layout (slots of the context, reused across calls):
- *   SHIM_SEND  packed send blocks, block j at j * block_bytes (alltoallv: at sendoffs[j])
- *   SHIM_RECV  received blocks before unpacking, same layout
- *   SHIM_META  alltoallv: sendbytes[p] sendoffs[p] recvbytes[p] recvoffs[p] (size_t each)
+ * Scratch (pushed on the context's scratch stack above the mark context_for takes; the caller
+ * releases it when the call is over, xchg_outcome_t.mark):
+ *   packed send  blocks, block j at j * block_bytes (alltoallv: at sendoffs[j])
+ *   receive      received blocks before unpacking, same layout
+ *   layout       alltoallv: sendbytes[p] sendoffs[p] recvbytes[p] recvoffs[p] (size_t each)
  *
  * MPI_Alltoallv's shape (h1, h2, largest message) must be agreed before selection. The
  * statistics of the previous call on the communicator stand in for them (every rank holds the
@@ -38,7 +39,7 @@
 
 /* The context for a call, or XCHG_PASS when the MPI library serves it (disabled, no valid
  * communicator, an intercommunicator). */
-static int context_for(MPI_Comm comm, xchg_ctx_t **ctx)
+static int context_for(MPI_Comm comm, xchg_ctx_t **ctx, xchg_outcome_t *out)
 {
     int rc;
     if (!xchg_config.loaded)
@@ -48,7 +49,12 @@ static int context_for(MPI_Comm comm, xchg_ctx_t **ctx)
     *ctx = xchg_ctx_get(comm, &rc);
     if (!*ctx)
         return rc;
-    return (*ctx)->passthrough ? XCHG_PASS : MPI_SUCCESS;
+    if ((*ctx)->passthrough)
+        return XCHG_PASS;
+    /* the shim's scratch of this call lies above this mark (released by the caller) */
+    out->ctx = *ctx;
+    out->mark = xchg_scratch_mark(*ctx);
+    return MPI_SUCCESS;
 }
 
 /* A buffer the library cannot address: NULL with data and a dense type (an invalid argument;
@@ -161,7 +167,7 @@ static int block_call(int coll, const void **sendbuf, MPI_Count *sendcount, MPI_
     if (recvcount < 0 || recvtype == MPI_DATATYPE_NULL ||
         (!in_place && (*sendcount < 0 || sendtype == MPI_DATATYPE_NULL)))
         return XCHG_PASS;
-    rc = context_for(comm, ctx);
+    rc = context_for(comm, ctx, out);
     if (rc != MPI_SUCCESS)
         return rc;
     memo = memo_hit(*ctx, coll, in_place, *sendcount, sendtype, recvcount, recvtype);
@@ -233,7 +239,7 @@ int xchg_do_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
     /* send blocks: in place, or packed (always a copy when MPI_IN_PLACE) */
     send = sendbuf;
     if (in_place || !st.dense) {
-        packed = xchg_scratch(ctx, XCHG_SCRATCH_SHIM_SEND, (size_t)p * block);
+        packed = xchg_scratch_push(ctx, (size_t)p * block);
         if (!packed)
             return MPI_ERR_NO_MEM;
         for (int j = 0; j < p; j++) {
@@ -246,7 +252,7 @@ int xchg_do_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
     }
     recv = recvbuf;
     if (!rt.dense) {
-        recv = xchg_scratch(ctx, XCHG_SCRATCH_SHIM_RECV, (size_t)p * block);
+        recv = xchg_scratch_push(ctx, (size_t)p * block);
         if (!recv)
             return MPI_ERR_NO_MEM;
     }
@@ -274,13 +280,13 @@ int xchg_do_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
     p = ctx->size;
     rank = ctx->rank;
 
-    recv = rt.dense ? recvbuf : xchg_scratch(ctx, XCHG_SCRATCH_SHIM_RECV, (size_t)p * block);
+    recv = rt.dense ? recvbuf : xchg_scratch_push(ctx, (size_t)p * block);
     if (!recv)
         return MPI_ERR_NO_MEM;
     /* own block: straight from the user (dense, possibly in place), else packed */
     send = sendbuf;
     if (!st.dense) {
-        char *packed = rt.dense ? xchg_scratch(ctx, XCHG_SCRATCH_SHIM_SEND, block)
+        char *packed = rt.dense ? xchg_scratch_push(ctx, block)
                                 : recv + (size_t)rank * block;
         if (!packed)
             return MPI_ERR_NO_MEM;
@@ -466,7 +472,7 @@ static int v_types(xchg_ctx_t *ctx, int in_place, MPI_Datatype sendtype, MPI_Dat
 static int v_pack(xchg_ctx_t *ctx, const void *from, xchg_counts_t counts, xchg_counts_t displs,
                   const xchg_type_t *st, size_t total, size_t *sendoffs, const char **send)
 {
-    char *packed = xchg_scratch(ctx, XCHG_SCRATCH_SHIM_SEND, total);
+    char *packed = xchg_scratch_push(ctx, total);
     size_t at = 0;
     if (!packed)
         return MPI_ERR_NO_MEM;
@@ -502,7 +508,7 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
      * call (then native needs nothing more from xchg) */
     if (v_invalid(in_place, sendtype, recvtype, sendcounts, sdispls, recvcounts, rdispls))
         return XCHG_PASS;
-    rc = context_for(comm, &ctx);
+    rc = context_for(comm, &ctx, out);
     if (rc != MPI_SUCCESS)
         return rc;
     rc = v_predict(ctx, &call, out, &carrying, &decided);
@@ -523,7 +529,7 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
             return XCHG_PASS;
 
     /* step 2: byte layout, this call's statistics, the choice when it needs them */
-    sendbytes = xchg_scratch(ctx, XCHG_SCRATCH_SHIM_META, 4 * (size_t)p * sizeof(size_t));
+    sendbytes = xchg_scratch_push(ctx, 4 * (size_t)p * sizeof(size_t));
     if (!sendbytes)
         return MPI_ERR_NO_MEM;
     sendoffs = sendbytes + p;
@@ -561,7 +567,7 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
     }
     recv = (char *)recvbuf + recv_shift;
     if (!rt.dense) {
-        recv = xchg_scratch(ctx, XCHG_SCRATCH_SHIM_RECV, recv_total);
+        recv = xchg_scratch_push(ctx, recv_total);
         if (!recv)
             return MPI_ERR_NO_MEM;
     }

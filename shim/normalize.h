@@ -33,7 +33,9 @@ typedef struct xchg_outcome {
     int algo;             /* registry index, -1 when nothing is to be accounted */
     size_t key;           /* the size key */
     xchg_params_t params; /* the parameters the algorithm ran with */
-    xchg_ctx_t *ctx;      /* the context, when algo >= 0 */
+    xchg_ctx_t *ctx;      /* the context (NULL: none), when algo >= 0 or scratch was marked */
+    xchg_mark_t mark;     /* the context's scratch stack when the call began: the caller
+                             releases to it when the call is over */
     int trial;            /* learning slot to report the time to, or -1 */
     double start;         /* when a trial call started running (after the choice) */
     int learned;          /* learning slot of a settled shape, or -1 (shim/learn.c) */
