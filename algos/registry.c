@@ -12,6 +12,7 @@
 #include "../tuning/cost.h"
 #include "../tuning/table.h"
 #include "sched/twophase.h"
+#include "sched/factor.h"
 
 static int applies_always(const xchg_call_t *call, const xchg_params_t *params, const char **why)
 {
@@ -31,6 +32,10 @@ const xchg_algo_t xchg_algos[] = {
     {"radix", XCHG_ALLTOALL, xchg_alltoall_radix, NULL, NULL, applies_always,
      xchg_params_parse_key, xchg_cost_alltoall_radix, "r,k",
      "Bruck radix-r index: ceil(log_r p) subphases of r-1 packed steps, k steps in flight", 0, 0},
+    {"hier", XCHG_ALLTOALL, xchg_alltoall_hier, NULL, NULL, xchg_alltoall_hier_applies,
+     xchg_params_parse_key, xchg_cost_alltoall_hier, "k",
+     "Sanders-Traff hierarchical factor: phases over node sizes, rounds over the 1-factors of "
+     "the nodes, k inter-node steps of a node in flight", 0, 0},
     /* registry:alltoall */
 
     /* MPI_Allgather */

@@ -17,7 +17,7 @@
 #include "xchg.h"
 
 #define SCRATCH_ALIGN 64     /* every push starts on a cache line */
-#define SCRATCH_FIRST 65536  /* the first chunk's size at least */
+#define SCRATCH_FIRST 4096   /* the first chunk's size at least */
 
 xchg_mark_t xchg_scratch_mark(const xchg_ctx_t *ctx)
 {

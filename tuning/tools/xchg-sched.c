@@ -1,14 +1,20 @@
 /*
- * xchg-sched: print the schedule of a Bruck algorithm before running it.
+ * xchg-sched: print the schedule of an algorithm before running it.
  *
  *   xchg-sched alltoall radix p=N [r=R] [k=K] [b=BYTES] [show=all|rank0]
  *   xchg-sched allgather circulant p=N [k=K] [b=BYTES] [show=all|rank0]
+ *   xchg-sched alltoall hier nodes=S1,S2,... [k=K] [mode=early|plain] [show=all|rounds]
  *
  * For every round: who sends which blocks (or which bytes of which blocks) to whom, and how
  * many bytes; then C1 and C2 of the schedule next to the paper's formulas
  * (../shared/papers/002_0c74752dd805d1e2.txt, Sections 3 and 4). Defaults: r = 2, k = 1,
  * b = 1; show = all up to 16 ranks, rank0 above (every rank does the same, shifted by its
  * rank). The schedules are the ones the algorithms run (algos/sched/). No MPI is started.
+ * hier (Sanders and Traff, ../shared/papers/003_9e1d01d36fc0153f.txt): nodes of S1, S2, ...
+ * consecutive ranks (as XCHG_NODES), every phase, round and step (show=all, the default up to
+ * 64 ranks) or only the pairs of nodes of every round (show=rounds), then the step counts
+ * next to Fig. 3's and Theorem 1's; mode=plain prints Fig. 2 without Section 4's improvement
+ * (the algorithm runs mode=early).
  * A bad argument gives a message naming it, the usage, and exit status 2.
  */
 #include <stdio.h>
@@ -16,6 +22,7 @@
 #include <string.h>
 
 #include "../../algos/sched/circulant.h"
+#include "../../algos/sched/factor.h"
 #include "../../algos/sched/radix.h"
 
 #define RADIX_MAX_RANKS 4096 /* the simulator keeps 3 p^2 ints */
@@ -32,11 +39,18 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: xchg-sched alltoall radix p=N [r=R] [k=K] [b=BYTES] [show=all|rank0]\n"
             "       xchg-sched allgather circulant p=N [k=K] [b=BYTES] [show=all|rank0]\n"
+            "       xchg-sched alltoall hier nodes=S1,S2,... [k=K] [mode=early|plain] "
+            "[show=all|rounds]\n"
             "  p: ranks (1 .. %d for radix, .. %d for circulant); r: radix >= 2 (above p acts "
             "as p);\n"
             "  k: ports >= 1; b: bytes per block >= 1 (default 1); show: every rank's messages "
             "or rank 0's\n"
-            "  (default: all up to 16 ranks)\n",
+            "  (default: all up to 16 ranks)\n"
+            "  nodes: ranks of every node, consecutive ranks as XCHG_NODES (at most 4096 nodes "
+            "and 65536 ranks);\n"
+            "  mode: early (as the algorithm runs, Section 4) or plain (Fig. 2); show: every step "
+            "or the rounds\n"
+            "  (default: all up to 64 ranks)\n",
             RADIX_MAX_RANKS, CIRC_MAX_RANKS);
 }
 
@@ -77,7 +91,7 @@ static int parse(int argc, char **argv, options_t *opt)
     if (argc < 3)
         return bad(argv[1], "missing the algorithm (radix for alltoall, circulant for allgather)");
     if (strcmp(argv[2], opt->alltoall ? "radix" : "circulant") != 0)
-        return bad(argv[2], opt->alltoall ? "the alltoall algorithm here is radix"
+        return bad(argv[2], opt->alltoall ? "the alltoall algorithms here are radix and hier"
                                           : "the allgather algorithm here is circulant");
     for (int i = 3; i < argc; i++) {
         const char *eq = strchr(argv[i], '=');
@@ -271,10 +285,225 @@ static int show_circulant(const options_t *opt)
     return 0;
 }
 
+/* ---- alltoall hier ---- */
+
+#define HIER_MAX_NODES 4096
+#define HIER_MAX_RANKS 65536
+#define HIER_SHOW_RANKS 64
+
+typedef struct hier_options {
+    int nnodes, nranks, mode, messages;
+    long k;
+    int *size; /* [HIER_MAX_NODES] */
+} hier_options_t;
+
+/* "S1,S2,...": the ranks of every node. */
+static int parse_nodes(const char *arg, const char *list, hier_options_t *opt)
+{
+    const char *at = list;
+    opt->nnodes = opt->nranks = 0;
+    while (*at) {
+        char text[16];
+        size_t len = strcspn(at, ",");
+        long size;
+        if (len == 0 || len >= sizeof text || opt->nnodes == HIER_MAX_NODES)
+            return bad(arg, "nodes must be 1 to 4096 sizes separated by commas");
+        memcpy(text, at, len);
+        text[len] = '\0';
+        if (parse_long(text, 1, HIER_MAX_RANKS, &size) != 0 || opt->nranks + size > HIER_MAX_RANKS)
+            return bad(arg, "every node holds at least 1 rank, all together at most 65536");
+        opt->size[opt->nnodes++] = (int)size;
+        opt->nranks += (int)size;
+        at += len;
+        if (*at == ',' && *++at == '\0')
+            return bad(arg, "nodes must not end with a comma");
+    }
+    return opt->nnodes > 0 ? 0 : bad(arg, "nodes must list at least one size");
+}
+
+static int parse_hier(int argc, char **argv, hier_options_t *opt)
+{
+    int show = -1, rc;
+    opt->k = 1;
+    opt->mode = XCHG_FACTOR_EARLY;
+    opt->nnodes = 0;
+    for (int i = 3; i < argc; i++) {
+        const char *eq = strchr(argv[i], '=');
+        const char *value = eq ? eq + 1 : "";
+        size_t keylen = eq ? (size_t)(eq - argv[i]) : 0;
+        if (!eq)
+            return bad(argv[i], "expected KEY=VALUE");
+        if (keylen == 5 && strncmp(argv[i], "nodes", 5) == 0) {
+            if ((rc = parse_nodes(argv[i], value, opt)) != 0)
+                return rc;
+        } else if (keylen == 1 && argv[i][0] == 'k') {
+            if (parse_long(value, 1, 1000000000L, &opt->k) != 0)
+                return bad(argv[i], "k must be an integer >= 1");
+        } else if (keylen == 4 && strncmp(argv[i], "mode", 4) == 0) {
+            if (strcmp(value, "early") != 0 && strcmp(value, "plain") != 0)
+                return bad(argv[i], "mode must be early or plain");
+            opt->mode = value[0] == 'e' ? XCHG_FACTOR_EARLY : XCHG_FACTOR_PLAIN;
+        } else if (keylen == 4 && strncmp(argv[i], "show", 4) == 0) {
+            if (strcmp(value, "all") != 0 && strcmp(value, "rounds") != 0)
+                return bad(argv[i], "show must be all or rounds");
+            show = value[0] == 'a';
+        } else {
+            return bad(argv[i], "unknown key (keys of hier: nodes, k, mode, show)");
+        }
+    }
+    if (opt->nnodes == 0)
+        return bad(argv[argc - 1], "missing nodes=S1,S2,..., the ranks of every node");
+    opt->messages = show >= 0 ? show : opt->nranks <= HIER_SHOW_RANKS;
+    return 0;
+}
+
+/* The pairs of nodes of a round: "node X with node Y (S steps)", "node X inside (S steps)". */
+static void print_pairs(const xchg_factor_t *f, int ph, int round)
+{
+    int first = f->shape.phase_first[ph], done, current;
+    xchg_factor_phase_range(&f->shape, ph, &done, &current);
+    for (int a = first; a < f->shape.nnodes; a++) {
+        int b = xchg_factor_partner_at(&f->shape, ph, round, a);
+        int size_b = xchg_factor_size_at(&f->shape, b), steps = 0;
+        if (b < a)
+            continue;
+        if (b == a) {
+            /* inside a node: in every phase (plain) or in the first (early) */
+            steps = f->mode == XCHG_FACTOR_PLAIN || ph == 0 ? size_b - 1 : 0;
+            printf("%s node %d inside (%d step%s)", a > first ? "," : "", f->order[a], steps,
+                   steps == 1 ? "" : "s");
+        } else {
+            steps = (current - done) * size_b;
+            printf("%s node %d with node %d (%d step%s)", a > first ? "," : "", f->order[a],
+                   f->order[b], steps, steps == 1 ? "" : "s");
+        }
+    }
+    printf("\n");
+}
+
+/* Every step of a round, batch by batch: u<>v an exchange between nodes, u>v a send inside a
+ * node. */
+static void print_steps(const xchg_factor_t *f, int ph, int round, int steps, long k,
+                        xchg_factor_slot_t *slots)
+{
+    int most = xchg_factor_max_slots(f);
+    int *count = malloc((size_t)f->nranks * sizeof *count);
+    if (!count)
+        return;
+    for (int u = 0; u < f->nranks; u++)
+        count[u] = xchg_factor_rank_slots(f, ph, round, u, slots + (size_t)u * most);
+    for (int t = 0; t < steps; t++) {
+        if (k > 1 && t % k == 0)
+            printf("    batch %ld (steps %d..%ld):\n", t / k, t,
+                   t + k - 1 < steps - 1 ? t + k - 1 : steps - 1);
+        printf("    %sstep %d:", k > 1 ? "  " : "", t);
+        for (int u = 0; u < f->nranks; u++)
+            for (int e = 0; e < count[u]; e++) {
+                const xchg_factor_slot_t *s = &slots[(size_t)u * most + e];
+                int here = f->node_of[u], there = f->node_of[s->peer];
+                if (s->step != t)
+                    continue;
+                if (here != there && f->pos[here] < f->pos[there])
+                    printf(" %d<>%d", u, s->peer);
+                else if (here == there && s->send)
+                    printf(" %d>%d", u, s->peer);
+            }
+        printf("\n");
+    }
+    free(count);
+}
+
+static void print_hier_summary(const xchg_factor_t *f, const hier_options_t *opt)
+{
+    const xchg_factor_shape_t *s = &f->shape;
+    long steps = xchg_factor_steps(s, opt->mode);
+    long other = xchg_factor_steps(s, opt->mode == XCHG_FACTOR_EARLY ? XCHG_FACTOR_PLAIN
+                                                                     : XCHG_FACTOR_EARLY);
+    printf("\nsteps (k = 1): %ld; %ld with mode=%s\n", steps, other,
+           opt->mode == XCHG_FACTOR_EARLY ? "plain (Fig. 2: intra-node sends in every phase)"
+                                          : "early (Section 4: intra-node work in the first phase, "
+                                            "as the algorithm runs)");
+    printf("the paper's count (a node's messages one after the other): %ld without the blocks "
+           "to self (Fig. 3's caption counts so), %ld with them = Theorem 1's max size %d x p "
+           "%d\n",
+           xchg_factor_paper_steps(s, 0), xchg_factor_paper_steps(s, 1), f->max_size, f->nranks);
+    printf("batches with k=%ld (one xchg_exchange each; at most k inter-node steps of a node in "
+           "flight): %ld\n",
+           opt->k, xchg_factor_batches(s, opt->mode, opt->k > 1000000 ? 1000000 : (int)opt->k));
+}
+
+static int show_hier(int argc, char **argv)
+{
+    static int size[HIER_MAX_NODES];
+    hier_options_t opt = {0, 0, 0, 0, 1, size};
+    xchg_factor_t f;
+    int rc = parse_hier(argc, argv, &opt), *node_of = NULL;
+    void *ws = NULL;
+    xchg_factor_slot_t *slots = NULL;
+
+    if (rc != 0)
+        return rc;
+    node_of = malloc((size_t)opt.nranks * sizeof *node_of);
+    ws = malloc(xchg_factor_workspace_bytes(opt.nranks, opt.nnodes));
+    for (int x = 0, u = 0; node_of && x < opt.nnodes; x++)
+        for (int j = 0; j < opt.size[x]; j++)
+            node_of[u++] = x;
+    if (!node_of || !ws || xchg_factor_init(&f, opt.nranks, opt.nnodes, node_of, opt.mode, ws)) {
+        fprintf(stderr, "xchg-sched: out of memory\n");
+        free(node_of);
+        free(ws);
+        return 1;
+    }
+    if (opt.messages)
+        slots = malloc((size_t)opt.nranks * xchg_factor_max_slots(&f) * sizeof *slots);
+    printf("alltoall hier: p=%d on %d node%s, k=%ld, mode=%s\n", opt.nranks, opt.nnodes,
+           opt.nnodes == 1 ? "" : "s", opt.k,
+           opt.mode == XCHG_FACTOR_EARLY ? "early (as the algorithm runs)" : "plain (Fig. 2)");
+    printf("node order (size, id):");
+    for (int a = 0; a < f.shape.nnodes; a++) {
+        int x = f.order[a], n = f.first[x + 1] - f.first[x];
+        if (n == 1)
+            printf(" node %d (1 rank: %d)", x, f.members[f.first[x]]);
+        else
+            printf(" node %d (%d ranks: %d..%d)", x, n, f.members[f.first[x]],
+                   f.members[f.first[x + 1] - 1]);
+    }
+    printf("\n%s", opt.messages
+                       ? "u<>v: u and v exchange their blocks; u>v: u sends its block for v "
+                         "inside a node\n"
+                       : "");
+    for (int ph = 0; ph < f.shape.nphases; ph++) {
+        int done, current;
+        xchg_factor_phase_range(&f.shape, ph, &done, &current);
+        printf("\nphase %d: done=%d current=%d, %d active node%s: %d round%s\n", ph + 1, done,
+               current, xchg_factor_nrounds(&f.shape, ph),
+               xchg_factor_nrounds(&f.shape, ph) == 1 ? "" : "s", xchg_factor_nrounds(&f.shape, ph),
+               xchg_factor_nrounds(&f.shape, ph) == 1 ? "" : "s");
+        for (int i = 0; i < xchg_factor_nrounds(&f.shape, ph); i++) {
+            int exchange, local, steps;
+            xchg_factor_round_steps(&f.shape, opt.mode, ph, i, &exchange, &local);
+            steps = exchange > local ? exchange : local;
+            printf("  round %d (%d step%s):", i + 1, steps, steps == 1 ? "" : "s");
+            print_pairs(&f, ph, i);
+            if (slots)
+                print_steps(&f, ph, i, steps, opt.k, slots);
+        }
+    }
+    print_hier_summary(&f, &opt);
+    free(slots);
+    free(node_of);
+    free(ws);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     options_t opt;
-    int rc = parse(argc, argv, &opt);
+    int rc;
+
+    if (argc >= 3 && strcmp(argv[1], "alltoall") == 0 && strcmp(argv[2], "hier") == 0)
+        return show_hier(argc, argv);
+    rc = parse(argc, argv, &opt);
     if (rc != 0)
         return rc;
     return opt.alltoall ? show_radix(&opt) : show_circulant(&opt);

@@ -13,7 +13,10 @@
  *     1/T(m)^2, so the fit minimises relative errors and small messages count as much as
  *     large ones; the residual is reported as the root mean square relative error. The
  *     partner is a rank on the same node, and when the job spans nodes a rank on another node
- *     too; the table then uses the figures across nodes.
+ *     too. The table's machine line keeps both levels: beta and tau of the pair on one node,
+ *     beta_inter and tau_inter of the pair across nodes (version 2 of the table; when rank 0
+ *     has no other rank on its node, beta and tau are the pair's across nodes and there is no
+ *     second level). A node's injection limit (inject=) is not measured.
  *  2. port_share: one round of xchg_exchange with k = 1..4 messages of m = 1 MiB (256 KiB with
  *     --quick) each way; T_k = beta + m tau (1 + port_share (k - 1)) gives port_share by least
  *     squares over k from (T_k - T_1) / (T_1 - beta) = port_share (k - 1). The round runs the
@@ -43,10 +46,14 @@
  *  5. The table: in every cell (collective x size x bucket) every applicable registered
  *     algorithm is priced by its cost model (xchg_algos[i].cost) with the parameters the model
  *     prefers and a few variants (r = 2, ceil(sqrt(p)), p; k = 1, 2, 4; every inner alltoall),
- *     native by its measured time, and the cheapest wins. Bucket b covers block sizes from b up
- *     to the next bucket - 1 (the last one: and above); size p covers p up to the next listed
- *     size - 1 (the largest: itself). Equal neighbouring cells are merged into ranges, first
- *     over block sizes, then over communicator sizes whose rows are equal.
+ *     native by its measured time, and the cheapest wins. The models see the layout of the
+ *     cell's communicator, world ranks 0 .. p - 1 (so a cell that spans nodes is priced at the
+ *     inter-node constants). Bucket b covers block sizes from b up to the next bucket - 1 (the
+ *     last one: and above); size p covers p up to the next listed size - 1 (the largest:
+ *     itself). Equal neighbouring cells are merged into ranges, first over block sizes, then
+ *     over communicator sizes whose rows are equal and span as many nodes. When the job spans
+ *     nodes every rule names the nodes its cells spanned (nodes=N, version 2): a communicator
+ *     of that size laid out otherwise is left to the cost models.
  *  6. --verify: every cell's model's best few candidates (--candidates, default 3) are timed
  *     on the spot like native in phase 4 (whose time there stands for native) and the
  *     measured best is kept. The report says how often the model's first choice was the
@@ -131,6 +138,10 @@ typedef struct verify_summary {
 
 static int world_rank, world_size;
 static FILE *info; /* rank 0's report: stdout, or stderr when the table goes to stdout */
+/* The layout of each size's cells, world ranks 0 .. opt.sizes[s] - 1 (cell_layouts), and the
+ * nodes of the job: what the cost models see of a cell's communicator. */
+static xchg_topo_t cell_topo[MAX_SIZES];
+static int job_nodes;
 
 static void usage(FILE *out)
 {
@@ -562,12 +573,15 @@ static void add_candidate(candidate_t *out, int *n, int algo, const xchg_params_
 }
 
 /* Every applicable algorithm of coll with the model's parameters and a few variants, cheapest
- * first (native priced by its curve in machine->native, else by its model). */
-static int enumerate(int coll, int p, size_t bytes, const xchg_machine_t *machine, candidate_t *out)
+ * first (native priced by its curve in machine->native, else by its model), on a communicator
+ * of p ranks laid out as topo. */
+static int enumerate(int coll, int p, const xchg_topo_t *topo, size_t bytes,
+                     const xchg_machine_t *machine, candidate_t *out)
 {
     xchg_call_t call = tool_model_call(coll, p, bytes);
     int n = 0;
     int sqrt_p = (int)ceil(sqrt((double)p));
+    call.topo = topo;
     for (int i = 0; i < xchg_nalgos; i++) {
         const xchg_algo_t *a = &xchg_algos[i];
         xchg_params_t params;
@@ -869,6 +883,7 @@ static void describe_native(FILE *out, const char *prefix, const double *times,
             for (int b = 0; b < nbuckets; b++) {
                 xchg_call_t call = tool_model_call(coll, opt->sizes[s], buckets[b]);
                 double t = times[cell_at(opt, nbuckets, coll, s, b)], model;
+                call.topo = &cell_topo[s];
                 memset(&none, 0, sizeof none);
                 model = xchg_cost_native(&call, &modelled, &none);
                 if (t >= 0 && model > 0)
@@ -904,7 +919,7 @@ static void verify_one(int coll, int s, int b, tool_call_t *call, MPI_Comm comm,
     verify_pass_t *pass = arg;
     size_t at = cell_at(pass->opt, pass->nbuckets, coll, s, b);
     int p = pass->opt->sizes[s];
-    int n = enumerate(coll, p, pass->buckets[b], pass->machine, pass->cands);
+    int n = enumerate(coll, p, &cell_topo[s], pass->buckets[b], pass->machine, pass->cands);
     int best = verify_cell(coll, p, pass->buckets[b], pass->cands, n, pass->native_times[at],
                            pass->opt, call, comm, pass->summary);
     if (best >= 0) {
@@ -950,7 +965,8 @@ static int rows_equal(const cell_t *a, const cell_t *b, int nbuckets)
     return 1;
 }
 
-/* cells[coll][size][bucket] into rules, rows with equal choices merged over sizes. */
+/* cells[coll][size][bucket] into rules, rows with equal choices whose cells span as many nodes
+ * merged over sizes; when the job spans nodes each rule names them (nodes=N). */
 static int build_table(const cell_t *cells, const options_t *opt, const size_t *buckets,
                        int nbuckets, xchg_table_t *table)
 {
@@ -962,7 +978,7 @@ static int build_table(const cell_t *cells, const options_t *opt, const size_t *
         for (int s = 0; s < opt->nsizes;) {
             const cell_t *row = &cells[((size_t)coll * opt->nsizes + s) * nbuckets];
             int last = s, n;
-            while (last + 1 < opt->nsizes &&
+            while (last + 1 < opt->nsizes && cell_topo[last + 1].nnodes == cell_topo[s].nnodes &&
                    rows_equal(row, &cells[((size_t)coll * opt->nsizes + last + 1) * nbuckets],
                               nbuckets))
                 last++;
@@ -972,6 +988,8 @@ static int build_table(const cell_t *cells, const options_t *opt, const size_t *
                 rule->coll = coll;
                 rule->pmin = opt->sizes[s];
                 rule->pmax = last + 1 < opt->nsizes ? opt->sizes[last + 1] - 1 : opt->sizes[last];
+                if (job_nodes > 1)
+                    rule->nmin = rule->nmax = cell_topo[s].nnodes;
             }
             table->nrules += n;
             s = last + 1;
@@ -1126,11 +1144,16 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
         return rc;
 
     if (ctx->rank == 0) {
-        const fit_t *f = m->cross.ok ? &m->cross : &m->same;
+        /* both levels when both pairs were measured; else the one pair's for all messages */
+        const fit_t *f = m->same.ok ? &m->same : &m->cross;
         *machine = xchg_machine_default;
         if (f->ok) {
             machine->beta = f->beta;
             machine->tau = f->tau;
+        }
+        if (m->same.ok && m->cross.ok) {
+            machine->beta_inter = m->cross.beta;
+            machine->tau_inter = m->cross.tau;
         }
         if (m->rho > 0)
             machine->rho = m->rho;
@@ -1153,9 +1176,46 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
     machine->tau = round_digits(machine->tau);
     machine->rho = round_digits(machine->rho);
     machine->port_share = round_digits(machine->port_share);
+    machine->beta_inter = round_digits(machine->beta_inter);
+    machine->tau_inter = round_digits(machine->tau_inter);
     rc = tool_bcast(machine, (int)(sizeof *machine), MPI_BYTE, 0, MPI_COMM_WORLD);
     m->seconds = MPI_Wtime() - start;
     return rc;
+}
+
+/* The layout of world ranks 0 .. p - 1 for every size of the table (cell_topo), summarised
+ * as the library summarises a communicator's (shim/context.c): nodes numbered in order of
+ * their lowest rank, which a prefix of the world keeps. The layout hash is left 0: no cost
+ * model reads it. */
+static int cell_layouts(const xchg_ctx_t *ctx, const options_t *opt)
+{
+    int *count = calloc((size_t)ctx->nnodes, sizeof *count);
+
+    if (!count)
+        return MPI_ERR_NO_MEM;
+    job_nodes = ctx->nnodes;
+    for (int s = 0; s < opt->nsizes; s++) {
+        xchg_topo_t *t = &cell_topo[s];
+        int p = opt->sizes[s];
+        memset(count, 0, (size_t)ctx->nnodes * sizeof *count);
+        memset(t, 0, sizeof *t);
+        t->consecutive = 1;
+        t->min_node_ranks = p;
+        for (int r = 0; r < p; r++) {
+            count[ctx->node_of[r]]++;
+            if (r > 0 && ctx->node_of[r] < ctx->node_of[r - 1])
+                t->consecutive = 0;
+        }
+        for (int node = 0; node < ctx->nnodes; node++) {
+            if (count[node] == 0)
+                continue;
+            t->nnodes++;
+            t->min_node_ranks = count[node] < t->min_node_ranks ? count[node] : t->min_node_ranks;
+            t->max_node_ranks = count[node] > t->max_node_ranks ? count[node] : t->max_node_ranks;
+        }
+    }
+    free(count);
+    return MPI_SUCCESS;
 }
 
 /* Why the rounds waited as they did (the library's policy, shim/context.c). */
@@ -1364,15 +1424,20 @@ int main(int argc, char **argv)
     rc = measure_machine(ctx, &opt, &m, &machine);
     if (rc != MPI_SUCCESS)
         goto fail;
+    rc = cell_layouts(ctx, &opt);
+    if (rc != MPI_SUCCESS)
+        goto fail;
     if (world_rank == 0) {
         fprintf(info, "xchg-tune: %d ranks on %d node%s, %s, %s waiting, load average %s\n",
                 world_size, ctx->nnodes, ctx->nnodes > 1 ? "s" : "", mpi_name,
                 ctx->yield ? "yield" : "spin", load);
         describe_measurements(info, "  ", &m, &machine);
-        fprintf(info,
-                "  the table uses beta=%.4g tau=%.4g rho=%.4g port_share=%.4g "
-                "(measured in %.1f s)\n",
-                machine.beta, machine.tau, machine.rho, machine.port_share, m.seconds);
+        fprintf(info, "  the table uses beta=%.4g tau=%.4g rho=%.4g port_share=%.4g", machine.beta,
+                machine.tau, machine.rho, machine.port_share);
+        if (machine.beta_inter > 0 || machine.tau_inter > 0)
+            fprintf(info, ", across nodes beta_inter=%.4g tau_inter=%.4g", machine.beta_inter,
+                    machine.tau_inter);
+        fprintf(info, " (measured in %.1f s)\n", m.seconds);
         fflush(info);
     }
 
@@ -1405,7 +1470,7 @@ int main(int argc, char **argv)
         for (int s = 0; s < opt.nsizes; s++)
             for (int b = 0; b < nbuckets; b++) {
                 cell_t *cell = &cells[cell_at(&opt, nbuckets, coll, s, b)];
-                int n = enumerate(coll, opt.sizes[s], buckets[b], &machine, cands);
+                int n = enumerate(coll, opt.sizes[s], &cell_topo[s], buckets[b], &machine, cands);
                 cell->algo = n > 0 ? cands[0].algo : xchg_algo_find(coll, "native");
                 cell->params = n > 0 ? cands[0].params : (xchg_params_t){0, 0, 0};
                 cell->predicted = n > 0 ? cands[0].predicted : INFINITY;
