@@ -32,8 +32,9 @@
  * node need not be consecutive), one-rank nodes, one node (then it is pairwise exchange inside
  * the node), p = 1 (the copy only).
  *
- * Scratch (per call): XCHG_SCRATCH_A2A_0 holds the schedule's workspace (O(p + nodes) ints),
- * XCHG_SCRATCH_A2A_1 [ one round's steps | sends | receives ] (2 max size entries each).
+ * Scratch (per call, pushed on the context's scratch stack and released at the end):
+ *   [ the schedule's workspace: O(p + nodes) ints ]
+ *   [ one round's steps | sends | receives ]   (2 max size entries each)
  */
 #include <string.h>
 
@@ -92,19 +93,25 @@ int xchg_alltoall_hier(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, size
     xchg_factor_t sched;
     xchg_factor_slot_t *slots;
     xchg_msg_t *sends, *recvs;
+    xchg_mark_t mark = xchg_scratch_mark(ctx);
     void *workspace;
 
     /* the schedule of this communicator's layout, and room for one round */
-    workspace = xchg_scratch(ctx, XCHG_SCRATCH_A2A_0, xchg_factor_workspace_bytes(p, ctx->nnodes));
-    if (!workspace)
-        return MPI_ERR_NO_MEM;
-    if (xchg_factor_init(&sched, p, ctx->nnodes, ctx->node_of, XCHG_FACTOR_EARLY, workspace) != 0)
-        return MPI_ERR_INTERN;
+    workspace = xchg_scratch_push(ctx, xchg_factor_workspace_bytes(p, ctx->nnodes));
+    if (!workspace) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    if (xchg_factor_init(&sched, p, ctx->nnodes, ctx->node_of, XCHG_FACTOR_EARLY, workspace) != 0) {
+        rc = MPI_ERR_INTERN;
+        goto out;
+    }
     most = xchg_factor_max_slots(&sched);
-    slots = xchg_scratch(ctx, XCHG_SCRATCH_A2A_1,
-                         (size_t)most * (sizeof *slots + 2 * sizeof(xchg_msg_t)));
-    if (!slots)
-        return MPI_ERR_NO_MEM;
+    slots = xchg_scratch_push(ctx, (size_t)most * (sizeof *slots + 2 * sizeof(xchg_msg_t)));
+    if (!slots) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
     sends = (xchg_msg_t *)(slots + most);
     recvs = sends + most;
 
@@ -121,5 +128,6 @@ int xchg_alltoall_hier(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, size
         }
     }
 out:
+    xchg_scratch_release(ctx, mark);
     return rc;
 }
