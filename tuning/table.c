@@ -644,7 +644,7 @@ int xchg_table_parse(const char *text, xchg_table_t *table, xchg_table_report_fn
     }
     if (!version_seen) {
         report_line(&st, 0,
-                    "no 'xchg-tuning 1' or 'xchg-tuning %d' line (the file is empty or holds "
+                    "no 'xchg-tuning 1' line (nor 'xchg-tuning %d': the file is empty or holds "
                     "only blank lines and comments); file ignored",
                     XCHG_TABLE_VERSION);
         return -1;

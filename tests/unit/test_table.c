@@ -693,10 +693,10 @@ static void test_no_version(void)
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
         int rc = parse(texts[i], &table, &reports);
         CHECK(rc == -1 && reports.n == 1 && reports.line[0] == 0 &&
-                  strstr(reports.message[0], "no 'xchg-tuning 1' or 'xchg-tuning 2' line") &&
+                  strstr(reports.message[0], "no 'xchg-tuning 1' line (nor 'xchg-tuning 2'") &&
                   strstr(reports.message[0], "file ignored") && table.nrules == 0,
               "text %zu without a version line: expected rc -1, one report at line 0 'no "
-              "'xchg-tuning 1' or 'xchg-tuning 2' line ... file ignored'; got rc %d, %d reports, "
+              "'xchg-tuning 1' line (nor 'xchg-tuning 2' ... file ignored'; got rc %d, %d reports, "
               "line %d '%s', %d rules",
               i, rc, reports.n, reports.line[0], reports.message[0], table.nrules);
         xchg_table_free(&table);
@@ -1383,10 +1383,10 @@ static void test_load_bad_files(void)
 
     /* no version line: empty, comments only */
     write_file(dir, "empty", "", 0, path, sizeof path);
-    check_load_fails(path, -1, 0, "no 'xchg-tuning 1' or 'xchg-tuning 2' line");
+    check_load_fails(path, -1, 0, "no 'xchg-tuning 1' line (nor 'xchg-tuning 2'");
     unlink(path);
     write_file(dir, "comments", comments, sizeof comments - 1, path, sizeof path);
-    check_load_fails(path, -1, 0, "no 'xchg-tuning 1' or 'xchg-tuning 2' line");
+    check_load_fails(path, -1, 0, "no 'xchg-tuning 1' line (nor 'xchg-tuning 2'");
     unlink(path);
     rmdir(dir);
 }
