@@ -14,6 +14,11 @@
  * ones and rank r lies on the node that blocks of the expected sizes put it on (ranks filled
  * node after node, as the launchers place them), one check per rank and one for the sizes.
  *
+ * Then one MPI_Allgather and one MPI_Alltoall on MPI_COMM_WORLD, the calls xchg intercepts, of
+ * every rank's node (its lowest world rank): each rank checks what arrives against the gathered
+ * layout (one check per call). Preloaded with XCHG_VERBOSE=1 and a tuning table whose rules
+ * name the node count (nodes=K), the library's decisions show the node count of its context.
+ *
  * Ping-pong (--pingpong BYTES): rank 0 and a rank on another node (--peer, default the first
  * rank of the last node) send BYTES back and forth, one warm-up and N timed round trips
  * (--reps, default 3); then rank 0 and rank 1 likewise when they share a node. Each prints
@@ -33,8 +38,8 @@
 #define MAX_NODES 1024
 
 typedef struct {
-    int node;      /* lowest world rank on this rank's node */
-    int local;     /* rank within the node */
+    int node;  /* lowest world rank on this rank's node */
+    int local; /* rank within the node */
     int local_size;
     char host[MPI_MAX_PROCESSOR_NAME];
 } rank_info_t;
@@ -212,6 +217,31 @@ int main(int argc, char **argv)
     /* every rank needs the host names and nodes for the ping-pong partners */
     MPI_Bcast(all, (int)(size * sizeof *all), MPI_BYTE, 0, MPI_COMM_WORLD);
     fflush(stdout);
+
+    /* the layout once more through the intercepted collectives */
+    int *got = malloc((size_t)size * sizeof *got), *out = malloc((size_t)size * sizeof *out);
+    MPI_Allgather(&me.node, 1, MPI_INT, got, 1, MPI_INT, MPI_COMM_WORLD);
+    check_count(1);
+    for (int r = 0; r < size; r++) {
+        if (got[r] != all[r].node) {
+            check_fail("MPI_Allgather: rank %d's node arrived as %d, not %d", r, got[r],
+                       all[r].node);
+            break;
+        }
+    }
+    for (int r = 0; r < size; r++)
+        out[r] = me.node * size + r;
+    MPI_Alltoall(out, 1, MPI_INT, got, 1, MPI_INT, MPI_COMM_WORLD);
+    check_count(1);
+    for (int r = 0; r < size; r++) {
+        if (got[r] != all[r].node * size + rank) {
+            check_fail("MPI_Alltoall: the block from rank %d is %d, not %d", r, got[r],
+                       all[r].node * size + rank);
+            break;
+        }
+    }
+    free(got);
+    free(out);
 
     if (bytes > 0) {
         /* default: the first rank of the last rank's node, else of any other node */
