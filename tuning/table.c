@@ -95,6 +95,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "size.h"
 #include "table.h"
 #include "table_write.h"
 
@@ -128,47 +129,6 @@ static void report_line(parse_state_t *st, int line, const char *fmt, ...)
         st->report(st->arg, line, message);
 }
 
-/* An unsigned decimal number with an optional K/M/G suffix (allowed only when suffixes is
- * set), the whole of [text, end). Returns 0, or -1 when it is not one or overflows. */
-static int parse_count(const char *text, const char *end, int suffixes, uint64_t *out)
-{
-    uint64_t value = 0, scale = 1;
-    const char *p = text;
-    if (p == end || !isdigit((unsigned char)*p))
-        return -1;
-    for (; p < end && isdigit((unsigned char)*p); p++) {
-        unsigned digit = (unsigned)(*p - '0');
-        if (value > (UINT64_MAX - digit) / 10)
-            return -1;
-        value = value * 10 + digit;
-    }
-    if (p < end && suffixes) {
-        switch (*p) {
-        case 'K':
-        case 'k':
-            scale = (uint64_t)1 << 10;
-            break;
-        case 'M':
-        case 'm':
-            scale = (uint64_t)1 << 20;
-            break;
-        case 'G':
-        case 'g':
-            scale = (uint64_t)1 << 30;
-            break;
-        default:
-            return -1;
-        }
-        p++;
-    }
-    if (p != end)
-        return -1;
-    if (value > UINT64_MAX / scale)
-        return -1;
-    *out = value * scale;
-    return 0;
-}
-
 /* "N", "N-M", "N-*" or "*" into [lo, hi] with min_value <= lo <= hi <= max_value; "*" as
  * the upper end means max_value; what names the range in messages ("communicator-size",
  * "byte", "nodes="). Returns 0, or -1 with why filled. */
@@ -185,8 +145,8 @@ static int parse_range(const char *text, const char *what, int suffixes, uint64_
         *hi = max_value;
         return 0;
     }
-    if (parse_count(text, dash ? dash : end, suffixes, lo) != 0 ||
-        (dash && strcmp(dash + 1, "*") != 0 && parse_count(dash + 1, end, suffixes, hi) != 0)) {
+    if (xchg_parse_number(text, dash ? dash : end, suffixes, lo) != 0 ||
+        (dash && strcmp(dash + 1, "*") != 0 && xchg_parse_number(dash + 1, end, suffixes, hi) != 0)) {
         snprintf(why, whylen, "bad %s range '%.*s%s' (expected %s)", what, XCHG_QUOTE(text), forms);
         return -1;
     }
@@ -259,7 +219,7 @@ static int machine_value(parse_state_t *st, int line, int key, const char *text,
     char *end;
 
     if (key == M_INJECT) {
-        if (parse_count(text, text + strlen(text), 0, &count) == 0 && count <= INT_MAX) {
+        if (xchg_parse_number(text, text + strlen(text), 0, &count) == 0 && count <= INT_MAX) {
             *value = (double)count;
             return 0;
         }
@@ -486,7 +446,7 @@ static int parse_point(const char *text, xchg_native_point_t *point, char *why, 
                  XCHG_QUOTE(text));
         return -1;
     }
-    if (parse_count(text, colon, 1, &bytes) != 0 || bytes > SIZE_MAX) {
+    if (xchg_parse_number(text, colon, 1, &bytes) != 0 || bytes > SIZE_MAX) {
         snprintf(why, whylen,
                  "bad block size in point '%.*s%s' (expected N:SECONDS, where N may end in K, "
                  "M or G)",
@@ -530,7 +490,7 @@ static void parse_native(parse_state_t *st, int line, char **fields, int nfields
                     XCHG_QUOTE(fields[1]));
         return;
     }
-    if (parse_count(fields[2], fields[2] + strlen(fields[2]), 0, &size) != 0 || size < 1 ||
+    if (xchg_parse_number(fields[2], fields[2] + strlen(fields[2]), 0, &size) != 0 || size < 1 ||
         size > INT_MAX) {
         report_line(st, line,
                     "native curve: bad communicator size '%.*s%s' (expected one number from 1 "

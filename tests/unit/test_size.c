@@ -4,6 +4,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../../tuning/size.h"
 #include "unit.h"
@@ -58,5 +59,18 @@ int main(void)
     rejects(big); /* the multiplication would overflow */
     snprintf(big, sizeof big, "%zuG", (size_t)(SIZE_MAX >> 30) + 1);
     rejects(big);
+    /* the range form the tuning table uses: [text, end), suffixes only when asked for */
+    {
+        const char *text = "64K-128K";
+        uint64_t v = 0;
+        CHECK(xchg_parse_number(text, text + 3, 1, &v) == 0 && v == 65536, "64K of 64K-128K");
+        CHECK(xchg_parse_number(text, text + 3, 0, &v) == -1, "64K without suffixes");
+        CHECK(xchg_parse_number(text, text + 2, 0, &v) == 0 && v == 64, "64 of 64K-128K");
+        CHECK(xchg_parse_number(text, text, 1, &v) == -1, "an empty range");
+        text = "18446744073709551616"; /* 2^64 */
+        CHECK(xchg_parse_number(text, text + strlen(text), 0, &v) == -1, "2^64 accepted");
+        text = "16777216G"; /* 2^54 * 2^30 overflows */
+        CHECK(xchg_parse_number(text, text + strlen(text), 1, &v) == -1, "2^54 G accepted");
+    }
     return unit_finish("test_size");
 }
