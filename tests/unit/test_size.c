@@ -69,8 +69,8 @@ int main(void)
         CHECK(xchg_parse_number(text, text, 1, &v) == -1, "an empty range");
         text = "18446744073709551616"; /* 2^64 */
         CHECK(xchg_parse_number(text, text + strlen(text), 0, &v) == -1, "2^64 accepted");
-        text = "16777216G"; /* 2^54 * 2^30 overflows */
-        CHECK(xchg_parse_number(text, text + strlen(text), 1, &v) == -1, "2^54 G accepted");
+        text = "17179869184G"; /* 2^34 G = 2^64 overflows */
+        CHECK(xchg_parse_number(text, text + strlen(text), 1, &v) == -1, "2^34 G accepted");
     }
     return unit_finish("test_size");
 }
