@@ -59,6 +59,11 @@ const xchg_algo_t xchg_algos[] = {
      xchg_params_parse_key, xchg_cost_alltoallv_twophase, "inner,r,k",
      "Bader-Helman-JaJa two-phase h-relation: deal units over p bins, two fixed-block "
      "alltoall transposes (inner, r, k)", 0, 0},
+    {"hier", XCHG_ALLTOALLV, NULL, NULL, xchg_alltoallv_hier, xchg_alltoall_hier_applies,
+     xchg_params_parse_key, xchg_cost_alltoallv_hier, "k",
+     "Sanders-Traff hierarchical factor, each message with its own size: phases over node "
+     "sizes, rounds over the 1-factors of the nodes, k inter-node steps of a node in flight",
+     1, 0},
     /* registry:alltoallv */
 };
 const int xchg_nalgos = (int)(sizeof xchg_algos / sizeof xchg_algos[0]);

@@ -238,5 +238,6 @@ xchg_allgather_fn xchg_allgather_ring;
 xchg_allgather_fn xchg_allgather_circulant;
 xchg_alltoallv_fn xchg_alltoallv_pairwise;
 xchg_alltoallv_fn xchg_alltoallv_twophase;
+xchg_alltoallv_fn xchg_alltoallv_hier;
 
 #endif

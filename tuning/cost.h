@@ -37,6 +37,8 @@ double xchg_cost_alltoall_radix(const xchg_call_t *call, const xchg_machine_t *m
                                 xchg_params_t *params);
 double xchg_cost_alltoall_hier(const xchg_call_t *call, const xchg_machine_t *machine,
                                xchg_params_t *params);
+double xchg_cost_alltoallv_hier(const xchg_call_t *call, const xchg_machine_t *machine,
+                                xchg_params_t *params);
 double xchg_cost_allgather_ring(const xchg_call_t *call, const xchg_machine_t *machine,
                                 xchg_params_t *params);
 double xchg_cost_allgather_circulant(const xchg_call_t *call, const xchg_machine_t *machine,

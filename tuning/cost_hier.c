@@ -1,7 +1,9 @@
 /*
- * cost_hier.c: cost model of the hierarchical factor algorithm for MPI_Alltoall
- * (algos/alltoall_hier.c; Sanders and Traff, ../shared/papers/003_9e1d01d36fc0153f.txt; the
- * schedule is algos/sched/factor.c).
+ * cost_hier.c: cost model of the hierarchical factor algorithm for MPI_Alltoall and
+ * MPI_Alltoallv (algos/alltoall_hier.c, algos/alltoallv_hier.c; Sanders and Traff,
+ * ../shared/papers/003_9e1d01d36fc0153f.txt; the schedule is algos/sched/factor.c). For
+ * MPI_Alltoallv every message is priced as the call's largest (b = max_block_bytes), as
+ * pairwise's alltoallv model does.
  *
  * Predicted time = sum over rounds of the slower of the round's two parts, + rho b for the
  * block to self:
@@ -151,12 +153,12 @@ static void try_ports(const xchg_factor_shape_t *s, long k, size_t block_bytes,
     }
 }
 
-double xchg_cost_alltoall_hier(const xchg_call_t *call, const xchg_machine_t *machine,
-                               xchg_params_t *params)
+/* The model for messages of b bytes. */
+static double hier_cost(const xchg_call_t *call, const xchg_machine_t *machine,
+                        xchg_params_t *params, size_t b)
 {
     hier_layout_t lay;
     xchg_machine_t intra = *machine;
-    size_t b = call->block_bytes;
     double best = INFINITY, copy = (double)b * machine->rho;
     long longest = 1;
     int best_k = 1;
@@ -185,4 +187,18 @@ double xchg_cost_alltoall_hier(const xchg_call_t *call, const xchg_machine_t *ma
     try_ports(&lay.shape, longest, b, &intra, &best, &best_k);
     params->nports = best_k;
     return best + copy;
+}
+
+double xchg_cost_alltoall_hier(const xchg_call_t *call, const xchg_machine_t *machine,
+                               xchg_params_t *params)
+{
+    return hier_cost(call, machine, params, call->block_bytes);
+}
+
+/* Every step priced at the largest message of the call: an upper bound, exact for even
+ * counts (as pairwise's alltoallv model). */
+double xchg_cost_alltoallv_hier(const xchg_call_t *call, const xchg_machine_t *machine,
+                                xchg_params_t *params)
+{
+    return hier_cost(call, machine, params, call->max_block_bytes);
 }

@@ -1,8 +1,9 @@
 /*
  * factor.h: the schedule of the hierarchical factor algorithm of Sanders and Traff
  * (../shared/papers/003_9e1d01d36fc0153f.txt): who exchanges with whom in every phase, round
- * and step. No MPI: algos/alltoall_hier.c runs it, tuning/cost_hier.c prices it,
- * tests/unit/test_sched_factor.c checks it and build/xchg-sched prints it.
+ * and step. No MPI: algos/alltoall_hier.c and algos/alltoallv_hier.c run it,
+ * tuning/cost_hier.c prices it, tests/unit/test_sched_factor.c checks it and build/xchg-sched
+ * prints it.
  *
  * Terms (the paper's, Section 3). Nodes hold ranks; l(u) is the local index of rank u among
  * its node's ranks in rank order. Nodes are ordered by (size, id): the node order U < V. A
@@ -121,9 +122,9 @@ int xchg_factor_max_slots(const xchg_factor_t *f);
 int xchg_factor_rank_slots(const xchg_factor_t *f, int phase, int round, int rank,
                            xchg_factor_slot_t *out);
 
-/* The registry's predicate (algos/alltoall_hier.c): every call but those whose node layout
- * summary is inconsistent, or with more than XCHG_FACTOR_MAX_NODE_RANKS ranks on a node (the
- * steps of a pair, up to that squared, are ints). A NULL topology is one node. */
+/* The registry's predicate for both collectives (algos/alltoall_hier.c): every call but those
+ * whose node layout summary is inconsistent, or with more than XCHG_FACTOR_MAX_NODE_RANKS ranks on
+ * a node (the steps of a pair, up to that squared, are ints). A NULL topology is one node. */
 #define XCHG_FACTOR_MAX_NODE_RANKS 46340
 struct xchg_call;
 struct xchg_params;

@@ -28,10 +28,10 @@
  * Golden: Fig. 3 (nodes of 1, 2, 3 ranks): 3 phases of 3, 2 and 1 rounds, 15 steps without the
  * copies (the caption), 18 with them (Theorem 1), the rounds' pairs and lengths, EARLY's 11.
  * Cost model (one- and two-level machines): on one node (or without topology) it is
- * pairwise's time, given k or not; a given k comes back as given; with beta = 1 and
- * tau = rho = 0 it counts the batches of the schedule exactly for every layout of at most two
- * sizes, and with beta_inter = 1, beta = 0 its inter-node batches; its chosen k is no slower
- * than k = 1 and than all of the longest round in flight.
+ * pairwise's time, given k or not, for MPI_Alltoall and MPI_Alltoallv; a given k comes back as
+ * given; with beta = 1 and tau = rho = 0 it counts the batches of the schedule exactly for every
+ * layout of at most two sizes, and with beta_inter = 1, beta = 0 its inter-node batches; its chosen
+ * k is no slower than k = 1 and than all of the longest round in flight.
  */
 #include <math.h>
 #include <stdio.h>
@@ -567,6 +567,17 @@ static void cost_one_node(void)
                           tp);
                     CHECK(ks[j] == 0 || hier.nports == ks[j], "p=%d: given k=%d came back as %d", p,
                           ks[j], hier.nports);
+                    /* MPI_Alltoallv: every message priced as the largest */
+                    call.coll = XCHG_ALLTOALLV;
+                    call.max_block_bytes = call.block_bytes;
+                    hier = (xchg_params_t){.nports = ks[j]};
+                    pair = (xchg_params_t){.nports = ks[j]};
+                    th = xchg_cost_alltoallv_hier(&call, &machines[m], &hier);
+                    tp = xchg_cost_alltoallv_pairwise(&call, &machines[m], &pair);
+                    CHECK(fabs(th - tp) <= 1e-12 * tp,
+                          "alltoallv one node p=%d k=%d machine %zu: hier %g, pairwise %g", p,
+                          ks[j], m, th, tp);
+                    call.coll = XCHG_ALLTOALL;
                 }
             }
         }
