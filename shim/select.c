@@ -236,7 +236,9 @@ static xchg_decision_t *cached_decision(xchg_ctx_t *ctx, const xchg_call_t *call
         return NULL;
     if (call->coll == XCHG_ALLTOALLV)
         key = xchg_bucket(key);
-    hash = (key * 0x9E3779B97F4A7C15ull) ^ ((size_t)call->coll << 4) ^ skew;
+    /* the high bits of the product: sizes that are multiples of a power of two differ there */
+    hash = (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 40) ^ ((size_t)call->coll << 4) ^
+           skew;
     for (int probe = 0; probe < XCHG_PROBE; probe++) {
         d = &state->decisions[(hash + (size_t)probe) % XCHG_DECISIONS];
         if (d->gen == gen && d->coll == call->coll && d->key == key && d->skew == skew)
