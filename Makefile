@@ -6,6 +6,7 @@
 #   make test         install missing packages, build, run the whole suite
 #   make demo         install missing packages, build, run a short demonstration
 #   make bench        benchmark sweep: CSV and PNG plots under $(BUILD)/bench
+#   make bench-cluster  the sweep on emulated clusters (root): $(BUILD)/bench-cluster
 #   make MPI=openmpi  the same for Open MPI, in build/openmpi
 #   make PIECE=4096   split every message above 4096 bytes (XCHG_PIECE_BYTES, algos/round.c;
 #                     default 2^30), built apart in build/piece-4096 (build/openmpi/piece-4096)
@@ -49,7 +50,7 @@ MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c)
              $(patsubst tests/mpi/%.f90,$(BUILD)/tests/%,$(wildcard tests/mpi/*.f90))
 APPS := $(patsubst tests/apps/%.c,$(BUILD)/apps/%,$(wildcard tests/apps/*.c))
 
-.PHONY: all lib tools tests deps test demo bench fmt clean
+.PHONY: all lib tools tests deps test demo bench bench-cluster fmt clean
 all: lib tools tests
 lib: $(BUILD)/libxchg.so
 tools: $(TOOLS)
@@ -108,6 +109,11 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@MPI=$(MPI) BUILD=$(BUILD) scripts/bench.sh
+
+# the sweep on emulated clusters (root: network namespaces; see scripts/bench_cluster.sh)
+bench-cluster: deps
+	@$(MAKE) --no-print-directory all
+	@MPI=$(MPI) BUILD=$(BUILD) scripts/bench_cluster.sh
 
 fmt:
 	clang-format -i $(wildcard shim/*.[ch] algos/*.[ch] algos/sched/*.[ch] tuning/*.[ch] \
