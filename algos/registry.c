@@ -13,6 +13,7 @@
 #include "../tuning/table.h"
 #include "sched/twophase.h"
 #include "sched/factor.h"
+#include "sched/torus.h"
 
 static int applies_always(const xchg_call_t *call, const xchg_params_t *params, const char **why)
 {
@@ -36,6 +37,10 @@ const xchg_algo_t xchg_algos[] = {
      xchg_params_parse_key, xchg_cost_alltoall_hier, "k",
      "Sanders-Traff hierarchical factor: phases over node sizes, rounds over the 1-factors of "
      "the nodes, k inter-node steps of a node in flight", 0, 0},
+    {"torus", XCHG_ALLTOALL, xchg_alltoall_torus, NULL, NULL, xchg_alltoall_torus_applies,
+     xchg_params_parse_key, xchg_cost_alltoall_torus, "dims",
+     "Liu et al. all-port ring (AR) and 2D torus (AT2) complete exchange on a periodic "
+     "Cartesian communicator or XCHG_TORUS: shortest paths, every port every step", 0, 0},
     /* registry:alltoall */
 
     /* MPI_Allgather */
@@ -163,6 +168,16 @@ int xchg_params_parse_key(const char *key, const char *value, xchg_params_t *par
         params->inner = idx + 1;
         return 0;
     }
+    if (strcmp(key, "dims") == 0) {
+        if (xchg_torus_parse_dims(value, &params->dims_r, &params->dims_c) != 0) {
+            snprintf(err, errlen,
+                     "dims=%.*s%s: expected RxC (a torus, e.g. 4x4) or P (a ring), dimensions "
+                     "from 1 to 1000000000",
+                     XCHG_QUOTE(value));
+            return -1;
+        }
+        return 0;
+    }
     snprintf(err, errlen, "unknown key '%.*s%s'", XCHG_QUOTE(key));
     return -1;
 }
@@ -248,5 +263,14 @@ void xchg_params_format(const xchg_algo_t *algo, const xchg_params_t *params, ch
         used += (size_t)snprintf(out + used, outlen - used, "%sr=%d", used ? "," : "",
                                  params->radix);
     if (xchg_algo_has_key(algo, "k") && params->nports > 0 && used < outlen)
-        snprintf(out + used, outlen - used, "%sk=%d", used ? "," : "", params->nports);
+        used += (size_t)snprintf(out + used, outlen - used, "%sk=%d", used ? "," : "",
+                                 params->nports);
+    /* a ring (1 x P) as P */
+    if (xchg_algo_has_key(algo, "dims") && params->dims_r == 1 && params->dims_c > 0 &&
+        used < outlen)
+        snprintf(out + used, outlen - used, "%sdims=%d", used ? "," : "", params->dims_c);
+    else if (xchg_algo_has_key(algo, "dims") && params->dims_r > 0 && params->dims_c > 0 &&
+             used < outlen)
+        snprintf(out + used, outlen - used, "%sdims=%dx%d", used ? "," : "", params->dims_r,
+                 params->dims_c);
 }

@@ -96,6 +96,8 @@ typedef struct xchg_params {
     int radix;  /* [r] radix of the index algorithm, 2..p (larger values act as p) */
     int nports; /* [k] ports: messages in flight at once */
     int inner;  /* [inner] twophase: registry index + 1 of the inner alltoall, 0 = auto */
+    int dims_r; /* [dims] torus: the shape's rows (1 for a ring: dims=P), 0 = not given */
+    int dims_c; /* [dims] torus: its columns (dims=RxC; rank = x * dims_c + y) */
 } xchg_params_t;
 
 /* The shape of one call. Every field is equal on all ranks of the communicator, so anything
@@ -234,6 +236,7 @@ void *xchg_scratch(xchg_ctx_t *ctx, int slot, size_t bytes);
 xchg_alltoall_fn xchg_alltoall_pairwise;
 xchg_alltoall_fn xchg_alltoall_radix;
 xchg_alltoall_fn xchg_alltoall_hier;
+xchg_alltoall_fn xchg_alltoall_torus;
 xchg_allgather_fn xchg_allgather_ring;
 xchg_allgather_fn xchg_allgather_circulant;
 xchg_alltoallv_fn xchg_alltoallv_pairwise;

@@ -14,6 +14,8 @@
  *   XCHG_TEST_SKEW_TIMES=1         testing knob: every rank distorts its own timings
  *   XCHG_NODES=3,1,2               testing knob: the first 3 ranks of MPI_COMM_WORLD are one
  *                                  node, the next 1 another, ...; must add up to the job's size
+ *   XCHG_TORUS=RxC | P             the torus (P: ring) that flat communicators of R C ranks form,
+ *                                  rank = x C + y (the torus algorithm, algos/alltoall_torus.c)
  *
  * A bad value is reported once, by world rank 0, naming the variable and the valid choices
  * and quoting at most the value's first XCHG_QUOTE_MAX characters (tuning/table.h); the safe
@@ -26,6 +28,7 @@
 
 #include "shim.h"
 #include "../tuning/cost.h"
+#include "../algos/sched/torus.h"
 
 xchg_config_t xchg_config;
 int xchg_world_rank;
@@ -121,6 +124,24 @@ static void read_nodes(void)
     }
     xchg_config.nodes = sizes;
     xchg_config.nnodes = n;
+}
+
+/* XCHG_TORUS: RxC or P (a ring), positive dimensions. */
+static void read_torus(void)
+{
+    const char *value = getenv("XCHG_TORUS");
+    int rows, cols;
+    xchg_config.torus_dims[0] = xchg_config.torus_dims[1] = 0;
+    if (!value || !*value)
+        return;
+    if (xchg_torus_parse_dims(value, &rows, &cols) != 0) {
+        xchg_warn("XCHG_TORUS=%.*s%s: expected RxC (a torus, e.g. 4x4) or P (a ring) with "
+                  "dimensions from 1 to 1000000000; ignored",
+                  XCHG_QUOTE(value));
+        return;
+    }
+    xchg_config.torus_dims[0] = rows;
+    xchg_config.torus_dims[1] = cols;
 }
 
 /* XCHG_LEARN: unset, empty or 1 = on; 0 = off; anything else names the file to write. */
@@ -227,6 +248,7 @@ void xchg_config_load(void)
     xchg_config.test_skew = read_flag("XCHG_TEST_SKEW_TIMES");
     if (initialized)
         read_nodes();
+    read_torus();
     read_learn();
     for (int coll = 0; coll < XCHG_NCOLLS; coll++) {
         const char *value = getenv(coll_vars[coll]);

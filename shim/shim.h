@@ -22,6 +22,9 @@ typedef struct xchg_config {
     int *nodes;               /* XCHG_NODES=3,1,2 (testing knob): ranks of MPI_COMM_WORLD per
                                  emulated node, in rank order; NULL when unset or invalid */
     int nnodes;
+    int torus_dims[2];        /* XCHG_TORUS=RxC (P: a ring, 1 x P): the torus shape of a
+                                 communicator without a periodic Cartesian topology (rank =
+                                 x c + y), for the torus algorithm; {0, 0} when unset or bad */
     int mpi_yields;           /* the MPI library's own blocking wait yields the core (Open MPI
                                  with mpi_yield_when_idle, which mpirun sets when oversubscribed) */
     int stats;                /* XCHG_STATS=1 */

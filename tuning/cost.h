@@ -35,6 +35,8 @@ double xchg_cost_alltoall_pairwise(const xchg_call_t *call, const xchg_machine_t
                                    xchg_params_t *params);
 double xchg_cost_alltoall_radix(const xchg_call_t *call, const xchg_machine_t *machine,
                                 xchg_params_t *params);
+double xchg_cost_alltoall_torus(const xchg_call_t *call, const xchg_machine_t *machine,
+                                xchg_params_t *params);
 double xchg_cost_alltoall_hier(const xchg_call_t *call, const xchg_machine_t *machine,
                                xchg_params_t *params);
 double xchg_cost_alltoallv_hier(const xchg_call_t *call, const xchg_machine_t *machine,

@@ -15,6 +15,10 @@
  * 64 ranks) or only the pairs of nodes of every round (show=rounds), then the step counts
  * next to Fig. 3's and Theorem 1's; mode=plain prints Fig. 2 without Section 4's improvement
  * (the algorithm runs mode=early).
+ * torus (Liu et al., ../shared/papers/004_b7196a565a1bb1dc.txt): dims=RxC (P: a ring), every
+ * step's messages out of every port (show=all, the default up to 64 nodes, or node0) with the
+ * blocks they carry (origin>destination, * for a relayed one), then steps and bytes next to
+ * the paper's (AR: p/2, ceil(p^2/8); AT2: c/2 + 2, r c^2/8) and the bound on bytes.
  * A bad argument gives a message naming it, the usage, and exit status 2.
  */
 #include <stdio.h>
@@ -24,6 +28,7 @@
 #include "../../algos/sched/circulant.h"
 #include "../../algos/sched/factor.h"
 #include "../../algos/sched/radix.h"
+#include "../../algos/sched/torus.h"
 
 #define RADIX_MAX_RANKS 4096 /* the simulator keeps 3 p^2 ints */
 #define CIRC_MAX_RANKS 1000000
@@ -41,6 +46,7 @@ static void usage(FILE *out)
             "       xchg-sched allgather circulant p=N [k=K] [b=BYTES] [show=all|rank0]\n"
             "       xchg-sched alltoall hier nodes=S1,S2,... [k=K] [mode=early|plain] "
             "[show=all|rounds]\n"
+            "       xchg-sched alltoall torus dims=RxC|P [b=BYTES] [show=all|node0]\n"
             "  p: ranks (1 .. %d for radix, .. %d for circulant); r: radix >= 2 (above p acts "
             "as p);\n"
             "  k: ports >= 1; b: bytes per block >= 1 (default 1); show: every rank's messages "
@@ -91,7 +97,7 @@ static int parse(int argc, char **argv, options_t *opt)
     if (argc < 3)
         return bad(argv[1], "missing the algorithm (radix for alltoall, circulant for allgather)");
     if (strcmp(argv[2], opt->alltoall ? "radix" : "circulant") != 0)
-        return bad(argv[2], opt->alltoall ? "the alltoall algorithms here are radix and hier"
+        return bad(argv[2], opt->alltoall ? "the alltoall algorithms here are radix, hier and torus"
                                           : "the allgather algorithm here is circulant");
     for (int i = 3; i < argc; i++) {
         const char *eq = strchr(argv[i], '=');
@@ -496,6 +502,109 @@ static int show_hier(int argc, char **argv)
     return 0;
 }
 
+/* ---- alltoall torus ---- */
+
+/* One message: port, peer, hops, bytes and its blocks (* relayed: not the node's own). */
+static void print_torus_message(const xchg_torus_t *t, int k, int node, int port,
+                                xchg_torus_block_t *blocks, int max, long b)
+{
+    static const char *const ports[XCHG_TORUS_NPORTS] = {"+x", "+y", "-x", "-y"};
+    int peer, hops, n = xchg_torus_message(t, k, node, port, blocks, max, &peer, &hops);
+    if (n <= 0)
+        return;
+    printf("  node %d %s -> %d (%d hop%s, %zu bytes):", node, ports[port], peer, hops,
+           hops == 1 ? "" : "s", (size_t)n * xchg_torus_part_bytes(t, (size_t)b, blocks[0].part));
+    for (int i = 0; i < n; i++) {
+        printf(" %d>%d", blocks[i].origin, blocks[i].dest);
+        if (t->nparts > 1)
+            printf(".%d", blocks[i].part);
+        if (blocks[i].origin != node)
+            putchar('*');
+    }
+    putchar('\n');
+}
+
+/* The steps and bytes next to the paper's figures and the bound on bytes. */
+static void print_torus_summary(const xchg_torus_t *t, long b)
+{
+    static const char *const kinds[] = {"", "ring (AR; neighbour relay for odd p)", "torus (AT2)",
+                                        "torus (split: rows and columns)"};
+    int r = t->rows < t->cols ? t->rows : t->cols, c = t->rows < t->cols ? t->cols : t->rows;
+    double bound = 0, units = (double)xchg_torus_units(t) / t->nparts;
+    for (int dim = 0; dim < 2; dim++) {
+        int n = dim ? t->cols : t->rows, other = dim ? t->rows : t->cols;
+        double sum = 0;
+        for (int i = 0; i < n; i++)
+            sum += i < n - i ? i : n - i;
+        bound = other * sum / 2 > bound ? other * sum / 2 : bound;
+    }
+    printf("steps (start-ups): %d; transmission: %.1f blocks (%.0f bytes); bound on bytes: %.1f "
+           "blocks (busiest dimension's links)\n",
+           t->nsteps, units, units * (double)b, bound);
+    if (t->kind == XCHG_TORUS_RING && t->cols % 2 == 0 && t->cols >= 4)
+        printf("paper (Lemma 2): p/2 = %d steps, ceil(p^2/8) = %d blocks\n", t->cols / 2,
+               (t->cols * t->cols + 7) / 8);
+    if (t->kind == XCHG_TORUS_AT2 && r % 4 == 0 && c % 4 == 0)
+        printf("paper (Lemma 4): c/2 + 2 = %d steps, r c^2/8 = %d blocks\n", c / 2 + 2,
+               r * c * c / 8);
+    printf("schedule: %s\n", kinds[t->kind]);
+}
+
+static int show_torus(int argc, char **argv)
+{
+    int rows = 0, cols = 0, show = -1, most = 1;
+    long b = 1;
+    xchg_torus_t t;
+    xchg_torus_block_t *blocks;
+
+    for (int i = 3; i < argc; i++) {
+        const char *eq = strchr(argv[i], '=');
+        if (eq && strncmp(argv[i], "dims=", 5) == 0) {
+            if (xchg_torus_parse_dims(eq + 1, &rows, &cols) != 0 || (long)rows * cols > 4096)
+                return bad(argv[i], "dims must be RxC or P, at most 4096 nodes");
+        } else if (eq && strncmp(argv[i], "b=", 2) == 0) {
+            if (parse_long(eq + 1, 1, 1L << 40, &b) != 0)
+                return bad(argv[i], "b must be an integer >= 1 (bytes per block)");
+        } else if (eq && strncmp(argv[i], "show=", 5) == 0) {
+            if (strcmp(eq + 1, "all") != 0 && strcmp(eq + 1, "node0") != 0)
+                return bad(argv[i], "show must be all or node0");
+            show = strcmp(eq + 1, "all") == 0;
+        } else {
+            return bad(argv[i], "unknown key (keys of torus: dims, b, show)");
+        }
+    }
+    if (rows == 0)
+        return bad(argv[argc - 1], "missing dims=RxC (a torus) or dims=P (a ring)");
+    if (xchg_torus_init(&t, rows, cols) != 0) {
+        fprintf(stderr, "xchg-sched: out of memory\n");
+        return 1;
+    }
+    for (int k = 0; k < t.nsteps; k++)
+        most = t.step_units[k] > most ? (int)t.step_units[k] : most;
+    blocks = malloc((size_t)most * sizeof *blocks);
+    if (!blocks) {
+        xchg_torus_free(&t);
+        fprintf(stderr, "xchg-sched: out of memory\n");
+        return 1;
+    }
+    show = show >= 0 ? show : t.nodes <= 64;
+    printf("alltoall torus dims=%dx%d: %d nodes (node x*%d+y), b=%ld%s\n", t.rows, t.cols, t.nodes,
+           t.cols, b,
+           t.nparts > 1 ? ", every block in two parts (.0: row first, .1: column first)" : "");
+    for (int k = 0; k < t.nsteps; k++) {
+        printf("step %d: largest message %ld unit%s, at most %d message%s per node\n", k,
+               t.step_units[k], t.step_units[k] == 1 ? "" : "s", t.step_msgs[k],
+               t.step_msgs[k] == 1 ? "" : "s");
+        for (int node = 0; node < (show ? t.nodes : 1); node++)
+            for (int q = 0; q < XCHG_TORUS_NPORTS; q++)
+                print_torus_message(&t, k, node, q, blocks, most, b);
+    }
+    print_torus_summary(&t, b);
+    free(blocks);
+    xchg_torus_free(&t);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     options_t opt;
@@ -503,6 +612,8 @@ int main(int argc, char **argv)
 
     if (argc >= 3 && strcmp(argv[1], "alltoall") == 0 && strcmp(argv[2], "hier") == 0)
         return show_hier(argc, argv);
+    if (argc >= 3 && strcmp(argv[1], "alltoall") == 0 && strcmp(argv[2], "torus") == 0)
+        return show_torus(argc, argv);
     rc = parse(argc, argv, &opt);
     if (rc != 0)
         return rc;
