@@ -63,7 +63,7 @@ static void check_pairwise(void)
         for (size_t m = 0; m < NMACHINES; m++)
             for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
                 xchg_call_t call = make_call(XCHG_ALLTOALL, p, sizes[i]);
-                xchg_params_t params = {0, 0, 0};
+                xchg_params_t params = {0};
                 double t = xchg_cost_alltoall_pairwise(&call, &machines[m], &params),
                        best = INFINITY;
                 int best_k = 1;
@@ -86,17 +86,17 @@ static void check_pairwise(void)
     for (int p = 1; p <= 20; p++)
         for (int k = 1; k <= 25; k++) {
             xchg_call_t call = make_call(XCHG_ALLTOALLV, p, 100);
-            xchg_params_t params = {0, k, 0}, again;
+            xchg_params_t params = {.nports = k}, again;
             double t = xchg_cost_alltoallv_pairwise(&call, &machines[0], &params);
             int want = p <= 2 ? 1 : k < p - 1 ? k : p - 1;
-            again = (xchg_params_t){0, want, 0};
+            again = (xchg_params_t){.nports = want};
             CHECK(params.nports == want &&
                       t == xchg_cost_alltoallv_pairwise(&call, &machines[0], &again),
                   "pairwise p=%d k=%d: returned k=%d, expected %d", p, k, params.nports, want);
         }
     {
         xchg_call_t call = make_call(XCHG_ALLTOALL, 65536, 8);
-        xchg_params_t params = {0, 1000000, 0};
+        xchg_params_t params = {.nports = 1000000};
         xchg_cost_alltoall_pairwise(&call, &machines[0], &params);
         CHECK(params.nports == 65535, "pairwise p=65536 k=1000000: k=%d", params.nports);
     }
@@ -105,7 +105,7 @@ static void check_pairwise(void)
 static double radix_time(int p, size_t b, const xchg_machine_t *m, int r, int k)
 {
     xchg_call_t call = make_call(XCHG_ALLTOALL, p, b);
-    xchg_params_t params = {r, k, 0};
+    xchg_params_t params = {.radix = r, .nports = k};
     return xchg_cost_alltoall_radix(&call, m, &params);
 }
 
@@ -119,7 +119,7 @@ static void check_radix(void)
             for (size_t j = 0; j < sizeof blocks / sizeof blocks[0]; j++) {
                 int p = sizes[i], rs[4] = {2, 3, p - 1, p};
                 xchg_call_t call = make_call(XCHG_ALLTOALL, p, blocks[j]);
-                xchg_params_t params = {0, 0, 0};
+                xchg_params_t params = {0};
                 double t = xchg_cost_alltoall_radix(&call, &machines[m], &params);
                 double again = radix_time(p, blocks[j], &machines[m], params.radix, params.nports);
                 CHECK(params.radix >= 2 && params.radix <= p && params.nports >= 1 &&
@@ -152,7 +152,7 @@ static void check_radix_small(void)
             for (size_t j = 0; j < sizeof blocks / sizeof blocks[0]; j++)
                 for (int given = 0; given <= 3; given++) {
                     xchg_call_t call = make_call(XCHG_ALLTOALL, p, blocks[j]);
-                    xchg_params_t params = {0, given, 0};
+                    xchg_params_t params = {.nports = given};
                     double t = xchg_cost_alltoall_radix(&call, &machines[m], &params);
                     for (int r = 2; r <= p; r++)
                         for (int k = 1; k <= r - 1; k++) {
@@ -176,10 +176,10 @@ static void check_circulant(void)
     for (int p = 2; p <= 200; p += p < 40 ? 1 : 13)
         for (size_t m = 0; m < NMACHINES; m++) {
             xchg_call_t call = make_call(XCHG_ALLGATHER, p, 1000);
-            xchg_params_t params = {0, 0, 0};
+            xchg_params_t params = {0};
             double t = xchg_cost_allgather_circulant(&call, &machines[m], &params), best = INFINITY;
             for (int k = 1; k <= 16 && k <= p - 1; k++) {
-                xchg_params_t given = {0, k, 0};
+                xchg_params_t given = {.nports = k};
                 double tk = xchg_cost_allgather_circulant(&call, &machines[m], &given);
                 best = tk < best ? tk : best;
             }
@@ -193,7 +193,7 @@ static void check_circulant(void)
 static void check_twophase_one(int p, const char *inner, int r, int k, int want_r, int want_k)
 {
     xchg_call_t call = make_call(XCHG_ALLTOALLV, p, 1000);
-    xchg_params_t params = {r, k, 0};
+    xchg_params_t params = {.radix = r, .nports = k};
     double t;
     call.max_block_bytes = 4000; /* some skew */
     if (inner)
@@ -218,7 +218,8 @@ static void check_twophase(void)
     {
         /* only k given: at most r - 1 of the radix either transpose chose */
         xchg_call_t call = make_call(XCHG_ALLTOALLV, 100, 1000);
-        xchg_params_t params = {0, 1000000, xchg_algo_find(XCHG_ALLTOALL, "radix") + 1};
+        xchg_params_t params = {.nports = 1000000,
+                                 .inner = xchg_algo_find(XCHG_ALLTOALL, "radix") + 1};
         xchg_cost_alltoallv_twophase(&call, &machines[0], &params);
         CHECK(params.radix == 0 && params.nports >= 1 && params.nports <= 99,
               "twophase p=100 inner=radix k=1000000: r=%d k=%d", params.radix, params.nports);
@@ -261,7 +262,7 @@ static const struct {
 static double priced(size_t i, const xchg_call_t *call, const xchg_machine_t *m,
                      xchg_params_t *params)
 {
-    *params = (xchg_params_t){0, 0, 0};
+    *params = (xchg_params_t){0};
     if (models[i].inner)
         params->inner = xchg_algo_find(XCHG_ALLTOALL, models[i].inner) + 1;
     return models[i].cost(call, m, params);
@@ -377,7 +378,7 @@ static void check_injection(void)
                 for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
                     xchg_machine_t limited = machines[a];
                     xchg_call_t call = call_on(XCHG_ALLTOALL, p, sizes[i], &wide);
-                    xchg_params_t params = {0, 0, 0};
+                    xchg_params_t params = {0};
                     double t, best = INFINITY;
                     int best_k = 1;
                     limited.inject = limits[l];

@@ -585,7 +585,7 @@ static void check_golden(void)
 static double model(int p, size_t b, const xchg_machine_t *m, int *k)
 {
     xchg_call_t call;
-    xchg_params_t params = {0, *k, 0};
+    xchg_params_t params = {.nports = *k};
     double t;
     memset(&call, 0, sizeof call);
     call.coll = XCHG_ALLGATHER;

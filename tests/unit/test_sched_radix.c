@@ -314,7 +314,7 @@ static void check_golden(void)
 static double model_time(int p, size_t b, const xchg_machine_t *m, int r, int k)
 {
     xchg_call_t call;
-    xchg_params_t params = {r, k, 0};
+    xchg_params_t params = {.radix = r, .nports = k};
     memset(&call, 0, sizeof call);
     call.coll = XCHG_ALLTOALL;
     call.comm_size = p;
@@ -326,7 +326,7 @@ static double model_time(int p, size_t b, const xchg_machine_t *m, int r, int k)
 static double model_time_params(int p, size_t b, const xchg_machine_t *m, int *r, int *k)
 {
     xchg_call_t call;
-    xchg_params_t params = {*r, *k, 0};
+    xchg_params_t params = {.radix = *r, .nports = *k};
     double t;
     memset(&call, 0, sizeof call);
     call.coll = XCHG_ALLTOALL;
@@ -414,14 +414,14 @@ static void check_cost(void)
         call.comm_size = sizes[i];
         /* start-ups dominate, one port: fewest rounds, r = 2 */
         call.block_bytes = 8;
-        params = (xchg_params_t){0, 1, 0};
+        params = (xchg_params_t){.nports = 1};
         t = xchg_cost_alltoall_radix(&call, &latency, &params);
         CHECK(params.radix == 2 && params.nports == 1 && isfinite(t),
               "cost, beta dominant, p=%d: chose r=%d k=%d (t=%g), expected r=2 k=1", sizes[i],
               params.radix, params.nports, t);
         /* bytes dominate: fewest bytes, r = p, or r = p - 1, which is the same schedule */
         call.block_bytes = 1 << 20;
-        params = (xchg_params_t){0, 1, 0};
+        params = (xchg_params_t){.nports = 1};
         t = xchg_cost_alltoall_radix(&call, &bandwidth, &params);
         {
             xchg_radix_t chosen;
@@ -434,7 +434,7 @@ static void check_cost(void)
                   sizes[i], params.radix, chosen.nrounds, xchg_radix_c2(&chosen));
         }
         /* nothing given: both completed, within range */
-        params = (xchg_params_t){0, 0, 0};
+        params = (xchg_params_t){0};
         t = xchg_cost_alltoall_radix(&call, &xchg_machine_default, &params);
         CHECK(params.radix >= 2 && params.radix <= sizes[i] && params.nports >= 1 && isfinite(t),
               "cost, defaults, p=%d: r=%d k=%d t=%g", sizes[i], params.radix, params.nports, t);
@@ -451,7 +451,7 @@ static void check_cost(void)
      * r - 1 (and the time is that of what runs) */
     call.comm_size = 6;
     call.block_bytes = 100;
-    params = (xchg_params_t){50, 2, 0};
+    params = (xchg_params_t){.radix = 50, .nports = 2};
     t = xchg_cost_alltoall_radix(&call, &plain, &params);
     CHECK(params.radix == 6 && params.nports == 2 &&
               fabs(t - model_time(6, 100, &plain, 6, 2)) < 1e-15,

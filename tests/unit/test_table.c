@@ -564,7 +564,7 @@ static void test_native_cost(void)
     xchg_table_t table;
     reports_t reports;
     xchg_machine_t with = xchg_machine_default, without = xchg_machine_default;
-    xchg_params_t params = {0, 0, 0};
+    xchg_params_t params = {0};
     xchg_call_t call;
     double got, model;
 

@@ -1472,7 +1472,7 @@ int main(int argc, char **argv)
                 cell_t *cell = &cells[cell_at(&opt, nbuckets, coll, s, b)];
                 int n = enumerate(coll, opt.sizes[s], &cell_topo[s], buckets[b], &machine, cands);
                 cell->algo = n > 0 ? cands[0].algo : xchg_algo_find(coll, "native");
-                cell->params = n > 0 ? cands[0].params : (xchg_params_t){0, 0, 0};
+                cell->params = n > 0 ? cands[0].params : (xchg_params_t){0};
                 cell->predicted = n > 0 ? cands[0].predicted : INFINITY;
                 native_chosen += xchg_algos[cell->algo].native;
             }
