@@ -56,8 +56,8 @@
  * r = 2, k = 1); k above r - 1 acts as r - 1.
  *
  * Scratch (per call, sized by the largest round):
- *   XCHG_SCRATCH_A2A_0: [ sends[k] | recvs[k] | step records[k] | packed messages of a round ]
- *   XCHG_SCRATCH_A2A_1: [ received messages of a round that are not received in place ]
+ *   first push:  [ sends[k] | recvs[k] | step records[k] | packed messages of a round ]
+ *   second push: [ received messages of a round that are not received in place ]
  */
 #include <string.h>
 

@@ -167,17 +167,3 @@ int xchg_agree_max(xchg_ctx_t *ctx, uint64_t *vals, int n)
     }
     return rc;
 }
-
-void *xchg_scratch(xchg_ctx_t *ctx, int slot, size_t bytes)
-{
-    xchg_buffer_t *buf = &ctx->scratch[slot];
-    if (bytes == 0)
-        bytes = 1;
-    if (buf->bytes < bytes) {
-        /* the old contents are dead between calls: free and allocate rather than copy */
-        free(buf->ptr);
-        buf->ptr = malloc(bytes);
-        buf->bytes = buf->ptr ? bytes : 0;
-    }
-    return buf->ptr;
-}

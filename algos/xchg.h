@@ -20,18 +20,6 @@
 /* The three collectives xchg serves; used as array indices. */
 enum { XCHG_ALLTOALL = 0, XCHG_ALLGATHER = 1, XCHG_ALLTOALLV = 2, XCHG_NCOLLS = 3 };
 
-/* Fixed scratch slots, the old interface, kept only until the last algorithms move to the
- * scratch stack below (xchg_scratch_push). */
-enum {
-    XCHG_SCRATCH_A2A_0 = 0,
-    XCHG_SCRATCH_A2A_1,
-    XCHG_NSCRATCH
-};
-typedef struct xchg_buffer {
-    void *ptr;
-    size_t bytes;
-} xchg_buffer_t;
-
 /* Scratch memory of a context: a stack of chunks (algos/scratch.c). Take a mark, push what you
  * need, release to the mark before returning; a nested call's buffers lie above its caller's. */
 #define XCHG_CHUNKS 24
@@ -77,7 +65,6 @@ typedef struct xchg_ctx {
     int yield;      /* waiting policy: 1 = MPI_Testall + sched_yield, 0 = MPI_Waitall */
     xchg_chunk_t chunks[XCHG_CHUNKS]; /* scratch memory, chunks[top] the one in use */
     int top;
-    xchg_buffer_t scratch[XCHG_NSCRATCH]; /* the old fixed slots (xchg_scratch) */
     MPI_Request *reqs; /* request array reused by xchg_exchange */
     int reqs_cap;
     int passthrough;              /* an intercommunicator: the MPI library serves every call */
@@ -229,8 +216,6 @@ xchg_mark_t xchg_scratch_mark(const xchg_ctx_t *ctx);
 void *xchg_scratch_push(xchg_ctx_t *ctx, size_t bytes);
 void xchg_scratch_release(xchg_ctx_t *ctx, xchg_mark_t mark);
 void xchg_scratch_free(xchg_ctx_t *ctx); /* everything, when the context goes */
-/* The old interface: a buffer of at least bytes in a fixed slot. */
-void *xchg_scratch(xchg_ctx_t *ctx, int slot, size_t bytes);
 
 /* The algorithms (one file each in algos/) */
 xchg_alltoall_fn xchg_alltoall_pairwise;

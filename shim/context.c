@@ -40,8 +40,6 @@ static void ctx_free(xchg_ctx_t *ctx)
         return;
     if (ctx->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&ctx->comm);
-    for (int i = 0; i < XCHG_NSCRATCH; i++)
-        free(ctx->scratch[i].ptr);
     xchg_scratch_free(ctx);
     free(ctx->reqs);
     free(ctx->node_of);
