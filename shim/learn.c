@@ -6,7 +6,7 @@
  * On the first call of a shape the trial's candidates are fixed: native (always cand[0]) and
  * the models' best XCHG_LEARN_MAX - 1 xchg algorithms for that call, of those predicted
  * within CANDIDATE_SPAN of the best prediction (trying what the model expects to be far
- * slower would cost the program more than it could teach). The next
+ * slower would cost the program more than it could teach), one of each predicted time. The next
  * ncand * LEARN_ROUNDS calls of the shape run the candidates in turn (call i runs candidate
  * i mod ncand); every rank keeps its own times, the first round being a warm-up that is not
  * counted. After the last of them the ranks agree on the slowest rank's median time per
@@ -82,9 +82,15 @@ static xchg_trial_t *trial_for(xchg_shim_state_t *state, const xchg_call_t *call
     t->cand[0] = (xchg_choice_t){native, {0}, 0.0};
     t->ncand = 1;
     n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS);
-    for (int i = 0; i < n && t->ncand < XCHG_LEARN_MAX; i++)
-        if (ranked[i].algo != native && ranked[i].time <= CANDIDATE_SPAN * ranked[0].time)
+    for (int i = 0; i < n && t->ncand < XCHG_LEARN_MAX; i++) {
+        /* a candidate priced exactly as one taken already is the same schedule to the models
+         * (hier on one node is pairwise): trying both only gives noise a second chance */
+        int same = 0;
+        for (int c = 1; c < t->ncand; c++)
+            same |= ranked[i].time == t->cand[c].time;
+        if (ranked[i].algo != native && !same && ranked[i].time <= CANDIDATE_SPAN * ranked[0].time)
             t->cand[t->ncand++] = ranked[i];
+    }
     t->settled = t->ncand == 1;
     return t;
 }
