@@ -79,6 +79,32 @@ static int choose(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_outcome_t *out)
     return xchg_algos[choice.algo].native ? XCHG_PASS : MPI_SUCCESS;
 }
 
+/* The send and receive types' information; with MPI_IN_PLACE the send side is the receive side.
+ * MPI_ERR_TYPE for a type the MPI library must report (uncommitted). */
+static int lookup_types(int in_place, MPI_Datatype sendtype, MPI_Datatype recvtype,
+                        xchg_type_t *st, xchg_type_t *rt)
+{
+    if (xchg_type_info(recvtype, rt) != MPI_SUCCESS)
+        return MPI_ERR_TYPE;
+    if (in_place)
+        *st = *rt;
+    else if (xchg_type_info(sendtype, st) != MPI_SUCCESS)
+        return MPI_ERR_TYPE;
+    return MPI_SUCCESS;
+}
+
+/* The types part of a memorised call. */
+static void memo_types(xchg_memo_t *m, int in_place, MPI_Datatype sendtype,
+                       MPI_Datatype recvtype, const xchg_type_t *st, const xchg_type_t *rt)
+{
+    m->type_gen = __atomic_load_n(&xchg_type_generation, __ATOMIC_ACQUIRE);
+    m->in_place = in_place;
+    m->sendtype = sendtype;
+    m->recvtype = recvtype;
+    m->st = *st;
+    m->rt = *rt;
+}
+
 /* Memorise a call that is not part of a learning trial (its choice is then what selection
  * will answer until a generation changes). */
 static void memo_store(xchg_ctx_t *ctx, int coll, int in_place, MPI_Count sendcount,
@@ -86,16 +112,11 @@ static void memo_store(xchg_ctx_t *ctx, int coll, int in_place, MPI_Count sendco
                        const xchg_type_t *st, const xchg_type_t *rt, const xchg_outcome_t *out)
 {
     xchg_memo_t *m = &ctx->shim->memo[coll];
+    memo_types(m, in_place, sendtype, recvtype, st, rt);
     m->config_gen = xchg_select_generation();
-    m->type_gen = __atomic_load_n(&xchg_type_generation, __ATOMIC_ACQUIRE);
     m->epoch = ctx->shim->epoch;
-    m->in_place = in_place;
     m->sendcount = sendcount;
-    m->sendtype = sendtype;
     m->recvcount = recvcount;
-    m->recvtype = recvtype;
-    m->st = *st;
-    m->rt = *rt;
     m->choice.algo = out->algo;
     m->choice.params = out->params;
     m->learned = out->learned;
@@ -138,11 +159,7 @@ static int block_types(int in_place, MPI_Count sendcount, MPI_Datatype sendtype,
                        MPI_Count recvcount, MPI_Datatype recvtype, xchg_type_t *st,
                        xchg_type_t *rt, size_t *block)
 {
-    if (xchg_type_info(recvtype, rt) != MPI_SUCCESS)
-        return XCHG_PASS;
-    if (in_place)
-        *st = *rt;
-    else if (xchg_type_info(sendtype, st) != MPI_SUCCESS)
+    if (lookup_types(in_place, sendtype, recvtype, st, rt) != MPI_SUCCESS)
         return XCHG_PASS;
     *block = (size_t)recvcount * rt->size;
     if ((size_t)(in_place ? recvcount : sendcount) * st->size != *block)
@@ -453,18 +470,9 @@ static int v_types(xchg_ctx_t *ctx, int in_place, MPI_Datatype sendtype, MPI_Dat
         *rt = m->rt;
         return MPI_SUCCESS;
     }
-    if (xchg_type_info(recvtype, rt) != MPI_SUCCESS)
+    if (lookup_types(in_place, sendtype, recvtype, st, rt) != MPI_SUCCESS)
         return MPI_ERR_TYPE;
-    if (in_place)
-        *st = *rt;
-    else if (xchg_type_info(sendtype, st) != MPI_SUCCESS)
-        return MPI_ERR_TYPE;
-    m->type_gen = type_gen;
-    m->in_place = in_place;
-    m->sendtype = sendtype;
-    m->recvtype = recvtype;
-    m->st = *st;
-    m->rt = *rt;
+    memo_types(m, in_place, sendtype, recvtype, st, rt);
     return MPI_SUCCESS;
 }
 
