@@ -40,7 +40,6 @@
 
 #include "xchg.h"
 #include "sched/torus.h"
-#include "../shim/shim.h"
 
 int xchg_alltoall_torus_shape(const xchg_call_t *call, const xchg_params_t *params, int *rows,
                               int *cols, const char **why)
@@ -57,11 +56,7 @@ int xchg_alltoall_torus_shape(const xchg_call_t *call, const xchg_params_t *para
     } else if (topo && topo->torus_ndims > 0) {
         r = topo->torus_dims[0];
         c = topo->torus_ndims > 1 ? topo->torus_dims[1] : 1;
-        from = "the periodic Cartesian topology";
-    } else if (xchg_config.torus_dims[0] > 0) {
-        r = xchg_config.torus_dims[0];
-        c = xchg_config.torus_dims[1];
-        from = "XCHG_TORUS";
+        from = topo->torus_from_env ? "XCHG_TORUS" : "the periodic Cartesian topology";
     } else {
         *why = "no torus shape: the communicator has no periodic Cartesian topology, and neither "
                "dims nor XCHG_TORUS gives one";

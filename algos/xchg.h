@@ -45,6 +45,8 @@ typedef struct xchg_topo {
     int torus_ndims;       /* 1 or 2: the communicator has a Cartesian topology (MPI_Cart_create)
                               with that many dimensions, all periodic; 0 otherwise */
     int torus_dims[2];     /* its dimensions; rank order is MPI_Cart_coords' */
+    int torus_from_env;    /* 1: the shape is XCHG_TORUS's (a communicator without a Cartesian
+                              topology; rank = x * c + y), not the communicator's own */
 } xchg_topo_t;
 
 /* Per-communicator context, created on the first intercepted collective and cached on the

@@ -193,8 +193,18 @@ static void ctx_topo(xchg_ctx_t *ctx, MPI_Comm comm)
         hash = (hash ^ (uint64_t)ctx->node_of[i]) * 1099511628211ull;
     }
     t->layout_hash = hash;
-    if (PMPI_Topo_test(comm, &status) != MPI_SUCCESS || status != MPI_CART ||
-        PMPI_Cartdim_get(comm, &ndims) != MPI_SUCCESS || ndims < 1 || ndims > 2)
+    if (PMPI_Topo_test(comm, &status) == MPI_SUCCESS && status != MPI_CART &&
+        xchg_config.torus_dims[0] > 0) {
+        /* XCHG_TORUS gives a communicator without a Cartesian topology its shape (whether the
+         * size fits is the torus algorithm's predicate's to say) */
+        t->torus_ndims = 2;
+        t->torus_dims[0] = xchg_config.torus_dims[0];
+        t->torus_dims[1] = xchg_config.torus_dims[1];
+        t->torus_from_env = 1;
+        return;
+    }
+    if (status != MPI_CART || PMPI_Cartdim_get(comm, &ndims) != MPI_SUCCESS || ndims < 1 ||
+        ndims > 2)
         return;
     {
         int dims[2], periods[2], coords[2];

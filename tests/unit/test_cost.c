@@ -271,8 +271,8 @@ static double priced(size_t i, const xchg_call_t *call, const xchg_machine_t *m,
 /* One node prices with beta and tau, several nodes with beta_inter and tau_inter. */
 static void check_two_levels(void)
 {
-    static const xchg_topo_t one = {1, 8, 8, 1, 0, 0, {0, 0}};
-    static const xchg_topo_t two = {2, 4, 4, 1, 0, 0, {0, 0}};
+    static const xchg_topo_t one = {.nnodes = 1, .min_node_ranks = 8, .max_node_ranks = 8, .consecutive = 1};
+    static const xchg_topo_t two = {.nnodes = 2, .min_node_ranks = 4, .max_node_ranks = 4, .consecutive = 1};
     static const int sizes[] = {2, 3, 8, 17, 100};
     static const size_t blocks[] = {1, 300, 1 << 16};
     const xchg_machine_t levels = {.beta = 1e-6,
@@ -341,9 +341,9 @@ static void check_two_levels(void)
 /* The injection limit: node_share, the round, pairwise's k against every k, and every model. */
 static void check_injection(void)
 {
-    static const xchg_topo_t one = {1, 8, 8, 1, 0, 0, {0, 0}};
-    static const xchg_topo_t four = {4, 2, 4, 1, 0, 0, {0, 0}};
-    static const xchg_topo_t wide = {8, 1, 64, 1, 0, 0, {0, 0}};
+    static const xchg_topo_t one = {.nnodes = 1, .min_node_ranks = 8, .max_node_ranks = 8, .consecutive = 1};
+    static const xchg_topo_t four = {.nnodes = 4, .min_node_ranks = 2, .max_node_ranks = 4, .consecutive = 1};
+    static const xchg_topo_t wide = {.nnodes = 8, .min_node_ranks = 1, .max_node_ranks = 64, .consecutive = 1};
     /* c = node_share = 64 / inject: 0.5, 2 (between s = 1 and 4), 3.56 (just under s = 4: k
      * from 1 to 6 are limited by the node, above by the ports), 4, 8 */
     static const int limits[] = {128, 32, 18, 16, 8};

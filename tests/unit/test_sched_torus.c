@@ -513,11 +513,14 @@ static void registry_and_shape(void)
               params.dims_r == 1 && params.dims_c == 12,
           "ring of 12: dims %dx%d", params.dims_r, params.dims_c);
 
-    /* XCHG_TORUS for a communicator without a topology */
-    call.topo = NULL;
+    /* XCHG_TORUS for a communicator without a topology: the context puts its shape in the
+     * topology summary, marked as coming from the variable */
+    torus.torus_ndims = 2;
+    torus.torus_dims[0] = 2;
+    torus.torus_dims[1] = 4;
+    torus.torus_from_env = 1;
+    call.topo = &torus;
     call.comm_size = 8;
-    xchg_config.torus_dims[0] = 2;
-    xchg_config.torus_dims[1] = 4;
     memset(&params, 0, sizeof params);
     CHECK(isfinite(xchg_cost_alltoall_torus(&call, &xchg_machine_default, &params)) &&
               params.dims_r == 2 && params.dims_c == 4,
@@ -526,7 +529,6 @@ static void registry_and_shape(void)
     memset(&params, 0, sizeof params);
     CHECK(!xchg_alltoall_torus_applies(&call, &params, &why) && strstr(why, "XCHG_TORUS"),
           "XCHG_TORUS=2x4 on 6 ranks: %s", why);
-    xchg_config.torus_dims[0] = xchg_config.torus_dims[1] = 0;
 }
 
 /* With only start-ups and bytes on the wire the model is the paper's formula. */
