@@ -227,7 +227,8 @@ static void ctx_announce(const xchg_ctx_t *ctx)
     if (t->torus_ndims == 1)
         snprintf(torus, sizeof torus, ", ring of %d", t->torus_dims[0]);
     else if (t->torus_ndims == 2)
-        snprintf(torus, sizeof torus, ", torus %dx%d", t->torus_dims[0], t->torus_dims[1]);
+        snprintf(torus, sizeof torus, ", torus %dx%d%s", t->torus_dims[0], t->torus_dims[1],
+                 t->torus_from_env ? " (XCHG_TORUS)" : "");
     fprintf(stderr, "xchg: communicator p=%d: nodes=%d ranks per node %d..%d, %s%s\n",
             ctx->size, t->nnodes, t->min_node_ranks, t->max_node_ranks,
             t->consecutive ? "consecutive" : "interleaved", torus);
