@@ -32,7 +32,9 @@
  * node need not be consecutive), one-rank nodes, one node (then it is pairwise exchange inside
  * the node), p = 1 (the copy only).
  *
+ * It runs as MPI_Alltoallv's hier (alltoallv_hier.c) with every message block_bytes long.
  * Scratch (per call, pushed on the context's scratch stack and released at the end):
+ *   [ byte counts and offsets: 2p sizes ] then alltoallv_hier's:
  *   [ the schedule's workspace: O(p + nodes) ints ]
  *   [ one round's steps | sends | receives ]   (2 max size entries each)
  */
@@ -61,73 +63,23 @@ int xchg_alltoall_hier_applies(const xchg_call_t *call, const xchg_params_t *par
     return 1;
 }
 
-/* One round: this rank's steps, batch by batch (k steps of the round per batch). */
-static int run_round(xchg_ctx_t *ctx, const xchg_factor_slot_t *slots, int nslots, int nports,
-                     const char *send, char *recv, size_t block_bytes, xchg_msg_t *sends,
-                     xchg_msg_t *recvs)
-{
-    int rc = MPI_SUCCESS;
-    for (int s = 0; s < nslots && rc == MPI_SUCCESS;) {
-        int batch = slots[s].step / nports, nsends = 0, nrecvs = 0;
-        for (; s < nslots && slots[s].step / nports == batch; s++) {
-            int peer = slots[s].peer;
-            if (slots[s].send)
-                sends[nsends++] =
-                    (xchg_msg_t){peer, (void *)(send + (size_t)peer * block_bytes), block_bytes};
-            if (slots[s].recv)
-                recvs[nrecvs++] =
-                    (xchg_msg_t){peer, recv + (size_t)peer * block_bytes, block_bytes};
-        }
-        rc = xchg_exchange(ctx, sends, nsends, recvs, nrecvs);
-    }
-    return rc;
-}
-
+/* Equal blocks are a special case of MPI_Alltoallv's: the same schedule and rounds
+ * (alltoallv_hier.c), with every message block_bytes long at j * block_bytes. */
 int xchg_alltoall_hier(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, size_t block_bytes,
                        const xchg_params_t *params)
 {
-    const char *send = sendbuf;
-    char *recv = recvbuf;
-    int p = ctx->size, rank = ctx->rank, rc = MPI_SUCCESS, nslots, most;
-    int nports = params->nports > 0 ? params->nports : 1;
-    xchg_factor_t sched;
-    xchg_factor_slot_t *slots;
-    xchg_msg_t *sends, *recvs;
+    int p = ctx->size, rc;
     xchg_mark_t mark = xchg_scratch_mark(ctx);
-    void *workspace;
+    size_t *bytes = xchg_scratch_push(ctx, 2 * (size_t)p * sizeof *bytes), *offs;
 
-    /* the schedule of this communicator's layout, and room for one round */
-    workspace = xchg_scratch_push(ctx, xchg_factor_workspace_bytes(p, ctx->nnodes));
-    if (!workspace) {
-        rc = MPI_ERR_NO_MEM;
-        goto out;
+    if (!bytes)
+        return MPI_ERR_NO_MEM;
+    offs = bytes + p;
+    for (int j = 0; j < p; j++) {
+        bytes[j] = block_bytes;
+        offs[j] = (size_t)j * block_bytes;
     }
-    if (xchg_factor_init(&sched, p, ctx->nnodes, ctx->node_of, XCHG_FACTOR_EARLY, workspace) != 0) {
-        rc = MPI_ERR_INTERN;
-        goto out;
-    }
-    most = xchg_factor_max_slots(&sched);
-    slots = xchg_scratch_push(ctx, (size_t)most * (sizeof *slots + 2 * sizeof(xchg_msg_t)));
-    if (!slots) {
-        rc = MPI_ERR_NO_MEM;
-        goto out;
-    }
-    sends = (xchg_msg_t *)(slots + most);
-    recvs = sends + most;
-
-    memcpy(recv + (size_t)rank * block_bytes, send + (size_t)rank * block_bytes, block_bytes);
-    /* phases over the node sizes; rounds over the 1-factors of the active nodes */
-    for (int ph = 0; ph < sched.shape.nphases; ph++) {
-        if (sched.pos[ctx->node] < sched.shape.phase_first[ph])
-            break; /* this rank's node has left: it has exchanged everything */
-        for (int i = 0; i < xchg_factor_nrounds(&sched.shape, ph); i++) {
-            nslots = xchg_factor_rank_slots(&sched, ph, i, rank, slots);
-            rc = run_round(ctx, slots, nslots, nports, send, recv, block_bytes, sends, recvs);
-            if (rc != MPI_SUCCESS)
-                goto out;
-        }
-    }
-out:
+    rc = xchg_alltoallv_hier(ctx, sendbuf, bytes, offs, recvbuf, bytes, offs, NULL, params, NULL);
     xchg_scratch_release(ctx, mark);
     return rc;
 }
