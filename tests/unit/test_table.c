@@ -337,16 +337,11 @@ static void test_native_lines(void)
     }
 }
 
-/* A native line with a 100 KB field: one short report quoting a prefix, with the reason. */
-static void test_native_long_fields(void)
+/* Each of n lines (format[i] with a 100 KB field of fill characters, after the header line)
+ * gets one short report quoting a prefix, with the reason want[i]; the line is skipped. */
+static void check_long_fields(const char *header, char fill, const char *const *formats,
+                              const char *const *wants, int n, const char *what)
 {
-    static const char *const formats[] = {"native alltoall %s 0:1", "native alltoall 2 %s",
-                                          "native alltoall 2 0:%s", "native %s 2 0:1"};
-    static const char *const wants[] = {
-        "bad communicator size '7777777777777777777777777777777777777777...'",
-        "bad point '7777777777777777777777777777777777777777...'",
-        "bad time in point '0:77777777777777777777777777777777777777...'",
-        "unknown collective '7777777777777777777777777777777777777777...'"};
     size_t huge = 100 * 1024;
     char *field = malloc(huge + 1), *text = malloc(huge + 256);
     xchg_table_t table;
@@ -358,23 +353,35 @@ static void test_native_long_fields(void)
         free(text);
         return;
     }
-    memset(field, '7', huge);
+    memset(field, fill, huge);
     field[huge] = '\0';
-    for (int i = 0; i < 4; i++) {
-        int used = sprintf(text, "xchg-tuning 1\n");
-        int rc;
+    for (int i = 0; i < n; i++) {
+        int used = sprintf(text, "%s\n", header), rc;
         used += sprintf(text + used, formats[i], field);
         sprintf(text + used, "\n");
         rc = parse(text, &table, &reports);
         CHECK(rc == 2 && reports.n == 1 && strstr(reports.message[0], wants[i]) &&
                   strstr(reports.message[0], "line skipped") && strlen(reports.message[0]) < 300,
-              "100 KB native field %d: expected one short report with '%s', got rc %d, %d "
-              "reports, %zu characters: '%s'",
-              i, wants[i], rc, reports.n, strlen(reports.message[0]), reports.message[0]);
+              "100 KB %s field %d: expected one short report with '%s', got rc %d, %d "
+              "reports, %zu characters: '%.300s'",
+              what, i, wants[i], rc, reports.n, strlen(reports.message[0]), reports.message[0]);
         xchg_table_free(&table);
     }
     free(field);
     free(text);
+}
+
+/* A native line with a 100 KB field: one short report quoting a prefix, with the reason. */
+static void test_native_long_fields(void)
+{
+    static const char *const formats[] = {"native alltoall %s 0:1", "native alltoall 2 %s",
+                                          "native alltoall 2 0:%s", "native %s 2 0:1"};
+    static const char *const wants[] = {
+        "bad communicator size '7777777777777777777777777777777777777777...'",
+        "bad point '7777777777777777777777777777777777777777...'",
+        "bad time in point '0:77777777777777777777777777777777777777...'",
+        "unknown collective '7777777777777777777777777777777777777777...'"};
+    check_long_fields("xchg-tuning 1", '7', formats, wants, 4, "native");
 }
 
 static void expect_at(const xchg_native_curve_t *curve, size_t key, double want)
@@ -1127,33 +1134,7 @@ static void test_v2_long_fields(void)
         "bad nodes= range '9999999999999999999999999999999999999999...' (expected N",
         "bad value inject=9999999999999999999999999999999999999999... (expected a whole number",
         "bad value beta_inter=9999999999999999999999999999999999999999... (expected a number"};
-    size_t huge = 100 * 1024;
-    char *field = malloc(huge + 1), *text = malloc(huge + 256);
-    xchg_table_t table;
-    reports_t reports;
-
-    if (!field || !text) {
-        CHECK(0, "malloc");
-        free(field);
-        free(text);
-        return;
-    }
-    memset(field, '9', huge);
-    field[huge] = '\0';
-    for (int i = 0; i < 3; i++) {
-        int used = sprintf(text, "xchg-tuning 2\n"), rc;
-        used += sprintf(text + used, formats[i], field);
-        sprintf(text + used, "\n");
-        rc = parse(text, &table, &reports);
-        CHECK(rc == 2 && reports.n == 1 && strstr(reports.message[0], wants[i]) &&
-                  strstr(reports.message[0], "line skipped") && strlen(reports.message[0]) < 300,
-              "100 KB version 2 field %d: expected one short report with '%s', got rc %d, %d "
-              "reports, %zu characters: '%.300s'",
-              i, wants[i], rc, reports.n, strlen(reports.message[0]), reports.message[0]);
-        xchg_table_free(&table);
-    }
-    free(field);
-    free(text);
+    check_long_fields("xchg-tuning 2", '9', formats, wants, 3, "version 2");
 }
 
 /* The writer: version 2 exactly when needed, the machine line's new keys only when set, a
