@@ -115,6 +115,9 @@ bench-cluster: deps
 	@$(MAKE) --no-print-directory all
 	@MPI=$(MPI) BUILD=$(BUILD) scripts/bench_cluster.sh
 
+# The simulator and the projections (sim/, issue 15) bring their own rules.
+-include $(wildcard sim/*.mk)
+
 fmt:
 	clang-format -i $(wildcard shim/*.[ch] algos/*.[ch] algos/sched/*.[ch] tuning/*.[ch] \
 	  tuning/tools/*.c tests/unit/*.[ch] tests/mpi/*.[ch] tests/apps/*.c)
