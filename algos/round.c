@@ -143,27 +143,3 @@ int xchg_exchange(xchg_ctx_t *ctx, const xchg_msg_t *sends, int nsends, const xc
     }
     return rc;
 }
-
-int xchg_agree_max(xchg_ctx_t *ctx, uint64_t *vals, int n)
-{
-    uint64_t incoming[8];
-    int rc = MPI_SUCCESS;
-
-    if (n > 8)
-        return MPI_ERR_ARG;
-    /* Dissemination: after round s every rank holds the maximum over the 2^(s+1) ranks that
-     * precede it, and the maximum is idempotent, so overlaps for p not a power of two are
-     * harmless. */
-    for (int dist = 1; dist < ctx->size; dist *= 2) {
-        xchg_msg_t send = {(ctx->rank + dist) % ctx->size, vals, (size_t)n * sizeof *vals};
-        xchg_msg_t recv = {(ctx->rank - dist + ctx->size) % ctx->size, incoming,
-                           (size_t)n * sizeof *vals};
-        rc = xchg_exchange(ctx, &send, 1, &recv, 1);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        for (int i = 0; i < n; i++)
-            if (incoming[i] > vals[i])
-                vals[i] = incoming[i];
-    }
-    return rc;
-}
