@@ -47,11 +47,11 @@
 
 /* MPICH 4.0's defaults, as MPI_T reports them for the installed libmpich (4.0.2) and as its
  * compiled-in selection tree (maint/tuning/coll/mpir/generic.json) uses them. */
-#define MPICH_ALLTOALL_SHORT_MSG_SIZE 256     /* Bruck at or below, on 8 ranks or more */
-#define MPICH_ALLTOALL_MEDIUM_MSG_SIZE 32768  /* scattered at or below, pairwise above */
-#define MPICH_ALLTOALL_THROTTLE 32            /* scattered: sends and receives per batch */
-#define MPICH_ALLGATHER_SHORT_MSG_SIZE 81920  /* p b below: Bruck (any p) */
-#define MPICH_ALLGATHER_LONG_MSG_SIZE 524288  /* p b below on a power of two: recursive doubling */
+#define MPICH_ALLTOALL_SHORT_MSG_SIZE 256    /* Bruck at or below, on 8 ranks or more */
+#define MPICH_ALLTOALL_MEDIUM_MSG_SIZE 32768 /* scattered at or below, pairwise above */
+#define MPICH_ALLTOALL_THROTTLE 32           /* scattered: sends and receives per batch */
+#define MPICH_ALLGATHER_SHORT_MSG_SIZE 81920 /* p b below: Bruck (any p) */
+#define MPICH_ALLGATHER_LONG_MSG_SIZE 524288 /* p b below on a power of two: recursive doubling */
 
 typedef struct fabric {
     const char *name;
@@ -167,8 +167,8 @@ static int price_mpich(int coll, int p, size_t b, const xchg_machine_t *machine,
     pick->params.nports = one_port && c.nports > 1 ? 1 : c.nports;
     pick->time = xchg_algos[pick->algo].cost(&call, machine, &pick->params);
     xchg_params_format(&xchg_algos[pick->algo], &pick->params, params, sizeof params);
-    snprintf(pick->label, sizeof pick->label, "%s (%s%s%s)", c.label, c.algo,
-             params[0] ? ":" : "", params);
+    snprintf(pick->label, sizeof pick->label, "%s (%s%s%s)", c.label, c.algo, params[0] ? ":" : "",
+             params);
     return 0;
 }
 
@@ -177,11 +177,10 @@ static int price_mpich(int coll, int p, size_t b, const xchg_machine_t *machine,
  * the number of disagreements (each reported). */
 static int check_native(void)
 {
-    static const int ps[] = {2, 3, 7, 8, 9, 31, 32, 33, 63, 64, 65, 100, 320, 640, 1000, 1024,
-                             6400, 65535, 65536};
-    static const size_t bs[] = {0,    1,     8,     255,   256,   257,   1024,  1280,
-                                2047, 2048,  4096,  8191,  8192,  32767, 32768, 32769,
-                                65536};
+    static const int ps[] = {2,  3,   7,   8,   9,    31,   32,   33,    63,   64,
+                             65, 100, 320, 640, 1000, 1024, 6400, 65535, 65536};
+    static const size_t bs[] = {0,    1,    8,    255,  256,   257,   1024,  1280, 2047,
+                                2048, 4096, 8191, 8192, 32767, 32768, 32769, 65536};
     int bad = 0, native[2] = {xchg_algo_find(XCHG_ALLTOALL, "native"),
                               xchg_algo_find(XCHG_ALLGATHER, "native")};
 
@@ -219,8 +218,8 @@ static int check_native(void)
  * no rules, the fabric's constants in the configuration's machine. */
 static int configure(const xchg_machine_t *machine)
 {
-    static const char *vars[] = {"XCHG_ALLTOALL", "XCHG_ALLGATHER", "XCHG_ALLTOALLV",
-                                 "XCHG_TUNING", "XCHG_DISABLE"};
+    static const char *vars[] = {"XCHG_ALLTOALL", "XCHG_ALLGATHER", "XCHG_ALLTOALLV", "XCHG_TUNING",
+                                 "XCHG_DISABLE"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
     xchg_config_load();
@@ -281,9 +280,8 @@ static int project_row(row_t *row, const fabric_t *fabric)
 
     memset(a, 0, sizeof *a);
     a->algo = xchg_decide(&call, &a->params, NULL, 0);
-    a->time = a->algo == native
-                  ? row->mpich.time
-                  : xchg_algos[a->algo].cost(&call, &fabric->machine, &a->params);
+    a->time = a->algo == native ? row->mpich.time
+                                : xchg_algos[a->algo].cost(&call, &fabric->machine, &a->params);
     name_pick(a);
 
     memset(best, 0, sizeof *best);
@@ -358,10 +356,11 @@ static void print_main_table(FILE *out, const row_t *rows, int f, int c)
 /* One table per machine: both collectives with every message paying its own start-up. */
 static void print_one_port_table(FILE *out, const row_t *rows, int f)
 {
-    fprintf(out, "\n**%s, one-port**\n\n"
-                 "| p | block | alltoall: MPICH 4 default | best xchg | MPICH/best | "
-                 "allgather: MPICH 4 default | best xchg | MPICH/best |\n"
-                 "|---:|---:|---|---|---:|---|---|---:|\n",
+    fprintf(out,
+            "\n**%s, one-port**\n\n"
+            "| p | block | alltoall: MPICH 4 default | best xchg | MPICH/best | "
+            "allgather: MPICH 4 default | best xchg | MPICH/best |\n"
+            "|---:|---:|---|---|---:|---|---|---:|\n",
             fabrics[f].name);
     for (int r = 0; r < NRANKS; r++)
         for (int b = 0; b < NBLOCKS; b++) {
@@ -458,8 +457,8 @@ static int update_doc(const char *path, const row_t *rows)
     begin = strstr(text, MARK_BEGIN "\n");
     end = begin ? strstr(begin, "\n" MARK_END) : NULL;
     if (!begin || !end) {
-        fprintf(stderr, "xchg-project: --update %s: no line '%s' followed by a line '%s'\n",
-                path, MARK_BEGIN, MARK_END);
+        fprintf(stderr, "xchg-project: --update %s: no line '%s' followed by a line '%s'\n", path,
+                MARK_BEGIN, MARK_END);
         free(text);
         return -1;
     }
