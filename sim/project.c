@@ -24,6 +24,9 @@
  *   - best: the models' fastest xchg algorithm, native left out (xchg_model_rank), with the
  *     parameters its model completes.
  * Ratios are MPICH's time over auto's and over best's: above 1 xchg is predicted faster.
+ * The one-port variant prices MPICH's choice and every xchg algorithm again with k = 1 (each
+ * message its own start-up; scattered becomes pairwise exchange): the start-ups that the
+ * models overlap for k messages in flight decide most of the alltoall gains above.
  *
  * The machine is flat: one rank per node, every message at the same constants (call->topo
  * NULL, so no layout enters a model), with k messages in flight costing
