@@ -1,8 +1,8 @@
-# xchg: one plain GNU Makefile. Sources are found by folder, so adding an algorithm is one file
-# in algos/ plus one registry line; tools are tuning/tools/xchg-*.c, unit tests
+# xchg: one plain GNU Makefile. Sources are found by folder, so adding an algorithm needs no
+# line here (README.md, "Adding an algorithm"); tools are tuning/tools/xchg-*.c, unit tests
 # tests/unit/test_*.c, MPI test programs tests/mpi/*.c|*.f90, applications tests/apps/*.c.
 #
-#   make              build $(BUILD)/libxchg.so and the tools
+#   make              build $(BUILD)/libxchg.so, the pure $(BUILD)/libxchgcore.a and the tools
 #   make test         install missing packages, build, run the whole suite
 #   make demo         install missing packages, build, run a short demonstration
 #   make bench        benchmark sweep: CSV and PNG plots under $(BUILD)/bench
@@ -41,8 +41,21 @@ CFLAGS += -DXCHG_PIECE_BYTES=$(PIECE)
 endif
 LDLIBS = -lhwloc -lpthread -lm
 
-LIB_SRC := $(wildcard shim/*.c algos/*.c algos/sched/*.c tuning/*.c)
-LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
+# Two layers. The pure core (algos/sched: schedules and the shared types; tuning: cost models,
+# registry, tuning table, size parser, workload generators) builds with a plain C compiler
+# (PURE_CC) into $(BUILD)/libxchgcore.a: no mpi.h, no hwloc (headers of those names in
+# $(BUILD)/nompi stop the build with an #error if a core file includes one). The MPI side
+# (shim, algos) builds with $(MPICC); libxchg.so is both (LIB_SRC, LIB_OBJ: every source and
+# object of the library, core included).
+PURE_CC ?= cc
+CORE_SRC := $(wildcard algos/sched/*.c tuning/*.c)
+CORE_OBJ := $(patsubst %.c,$(BUILD)/core/%.o,$(CORE_SRC))
+CORE_HEADERS := $(wildcard algos/sched/*.h tuning/*.h)
+CORE_LIB := $(BUILD)/libxchgcore.a
+NOMPI := $(BUILD)/nompi/mpi.h $(BUILD)/nompi/hwloc.h
+MPI_SRC := $(wildcard shim/*.c algos/*.c)
+LIB_SRC := $(MPI_SRC) $(CORE_SRC)
+LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(MPI_SRC)) $(CORE_OBJ)
 HEADERS := $(wildcard shim/*.h algos/*.h algos/sched/*.h tuning/*.h tuning/tools/*.h)
 TOOLS := $(patsubst tuning/tools/%.c,$(BUILD)/%,$(wildcard tuning/tools/xchg-*.c))
 UNIT := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/test_*.c))
@@ -50,9 +63,10 @@ MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c)
              $(patsubst tests/mpi/%.f90,$(BUILD)/tests/%,$(wildcard tests/mpi/*.f90))
 APPS := $(patsubst tests/apps/%.c,$(BUILD)/apps/%,$(wildcard tests/apps/*.c))
 
-.PHONY: all lib tools tests deps test demo bench bench-cluster fmt clean
+.PHONY: all lib core tools tests deps test demo bench bench-cluster fmt clean
 all: lib tools tests
-lib: $(BUILD)/libxchg.so
+lib: $(BUILD)/libxchg.so $(CORE_LIB)
+core: $(CORE_LIB)
 tools: $(TOOLS)
 tests: $(UNIT) $(MPI_TESTS) $(APPS)
 
@@ -60,11 +74,23 @@ $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -c $< -o $@
 
+$(NOMPI):
+	@mkdir -p $(dir $@)
+	@echo '#error "the pure core (libxchgcore.a) must not include $(notdir $@)"' > $@
+
+$(BUILD)/core/%.o: %.c $(CORE_HEADERS) | $(NOMPI)
+	@mkdir -p $(dir $@)
+	$(PURE_CC) $(CFLAGS) -I$(BUILD)/nompi -c $< -o $@
+
+$(CORE_LIB): $(CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
 $(BUILD)/libxchg.so: $(LIB_OBJ)
 	$(MPICC) -shared -o $@ $^ $(LDLIBS)
 
-# Tools and unit tests link the library's objects directly (no preload needed); the tools also
-# link what they share (tuning/tools/tool_common.c).
+# The MPI tools link the library's objects directly (no preload needed) and what they share
+# (tuning/tools/tool_common.c); so do the unit tests for now.
 TOOL_OBJ := $(BUILD)/obj/tuning/tools/tool_common.o
 $(BUILD)/xchg-%: tuning/tools/xchg-%.c $(LIB_OBJ) $(TOOL_OBJ) $(HEADERS)
 	$(MPICC) $(CFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB_OBJ) $(LDLIBS)

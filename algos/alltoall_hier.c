@@ -43,26 +43,6 @@
 #include "xchg.h"
 #include "sched/factor.h"
 
-int xchg_alltoall_hier_applies(const xchg_call_t *call, const xchg_params_t *params,
-                               const char **why)
-{
-    const xchg_topo_t *topo = call->topo;
-    (void)params;
-    if (!topo)
-        return 1; /* a tool's call: one node */
-    if (topo->nnodes < 1 || topo->nnodes > call->comm_size || topo->min_node_ranks < 1 ||
-        topo->max_node_ranks < topo->min_node_ranks ||
-        (long)topo->max_node_ranks * topo->nnodes < call->comm_size) {
-        *why = "the communicator's node layout summary is inconsistent";
-        return 0;
-    }
-    if (topo->max_node_ranks > XCHG_FACTOR_MAX_NODE_RANKS) {
-        *why = "more than 46340 ranks on one node (a pair's step numbers would overflow)";
-        return 0;
-    }
-    return 1;
-}
-
 /* Equal blocks are a special case of MPI_Alltoallv's: the same schedule and rounds
  * (alltoallv_hier.c), with every message block_bytes long at j * block_bytes. */
 int xchg_alltoall_hier(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, size_t block_bytes,

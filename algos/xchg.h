@@ -1,5 +1,6 @@
 /*
- * xchg.h: what the shim, the algorithms and the tuning code share.
+ * xchg.h: what the shim and the algorithms share (the MPI side; the pure types are in
+ * sched/types.h, which tuning/ and algos/sched/ use without MPI).
  *
  * Algorithms see contiguous byte blocks, never datatypes: the shim normalises every call
  * (shim/normalize.c) and hands an algorithm
@@ -17,8 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The three collectives xchg serves; used as array indices. */
-enum { XCHG_ALLTOALL = 0, XCHG_ALLGATHER = 1, XCHG_ALLTOALLV = 2, XCHG_NCOLLS = 3 };
+#include "sched/types.h" /* collectives, call shape, topology, machine, params, registry entry */
 
 /* Scratch memory of a context: a stack of chunks (algos/scratch.c). Take a mark, push what you
  * need, release to the mark before returning; a nested call's buffers lie above its caller's. */
@@ -31,23 +31,6 @@ typedef struct xchg_mark {
     int chunk;
     size_t used;
 } xchg_mark_t;
-
-struct xchg_params;
-
-/* What the algorithms' predicates and cost models may know of where a communicator's ranks
- * run: computed once per communicator (shim/context.c) from values equal on all ranks. */
-typedef struct xchg_topo {
-    int nnodes;            /* nodes the ranks are on */
-    int min_node_ranks;    /* fewest ranks of the communicator on one node */
-    int max_node_ranks;    /* most ranks on one node */
-    int consecutive;       /* 1: every node's ranks are consecutive in the communicator */
-    uint64_t layout_hash;  /* a hash of the node of every rank */
-    int torus_ndims;       /* 1 or 2: the communicator has a Cartesian topology (MPI_Cart_create)
-                              with that many dimensions, all periodic; 0 otherwise */
-    int torus_dims[2];     /* its dimensions; rank order is MPI_Cart_coords' */
-    int torus_from_env;    /* 1: the shape is XCHG_TORUS's (a communicator without a Cartesian
-                              topology; rank = x * c + y), not the communicator's own */
-} xchg_topo_t;
 
 /* Per-communicator context, created on the first intercepted collective and cached on the
  * user's communicator with an attribute (shim/context.c). */
@@ -73,59 +56,12 @@ typedef struct xchg_ctx {
     struct xchg_shim_state *shim; /* the shim's decisions and learning (shim/select.c), opaque
                                      to algorithms */
     /* An alltoall of equal blocks on this communicator for nested algorithms (twophase's
-     * transposes), handed in by the shim: its selection without learning; inner = registry
-     * index + 1 forces an algorithm (params carries its r/k), 0 lets selection choose. */
+     * transposes), handed in by the shim: its selection without learning; inner (a registry
+     * entry) forces an algorithm (params carries its r/k), NULL lets selection choose. */
     int (*inner_alltoall)(struct xchg_ctx *ctx, const void *sendbuf, void *recvbuf,
-                          size_t block_bytes, int inner, const struct xchg_params *params);
+                          size_t block_bytes, const xchg_algo_t *inner,
+                          const xchg_params_t *params);
 } xchg_ctx_t;
-
-/* Algorithm parameters. Zero means "not given": the cost model fills it in
- * (xchg_algo_t.cost). The one lowercase key of each field is given in brackets. */
-typedef struct xchg_params {
-    int radix;  /* [r] radix of the index algorithm, 2..p (larger values act as p) */
-    int nports; /* [k] ports: messages in flight at once */
-    int inner;  /* [inner] twophase: registry index + 1 of the inner alltoall, 0 = auto */
-    int dims_r; /* [dims] torus: the shape's rows (1 for a ring: dims=P), 0 = not given */
-    int dims_c; /* [dims] torus: its columns (dims=RxC; rank = x * dims_c + y) */
-} xchg_params_t;
-
-/* The shape of one call. Every field is equal on all ranks of the communicator, so anything
- * computed from it alone (selection, default parameters) is globally consistent. */
-typedef struct xchg_call {
-    int coll;
-    int comm_size;
-    const xchg_topo_t *topo; /* the communicator's; NULL: unknown (a flat single node) */
-    size_t block_bytes; /* the size key, computed only by xchg_size_key() (shim/select.c) */
-    /* alltoallv only, agreed over all ranks with one xchg_agree_max() */
-    size_t max_send_bytes;  /* h1: most bytes any rank sends */
-    size_t max_recv_bytes;  /* h2: most bytes any rank receives */
-    size_t max_block_bytes; /* largest single (source, destination) message */
-    size_t max_total_bytes; /* largest sum over a rank's sends and receives */
-} xchg_call_t;
-
-/* Measured (or default) machine constants of the linear model T = beta + m tau, on two levels:
- * messages inside a node and messages between nodes. A cost model prices a call with the
- * constants of the links its messages cross, xchg_machine_for(call, machine) (tuning/cost.h). */
-typedef struct xchg_machine {
-    double beta;       /* seconds per message start-up inside a node (one level: everywhere) */
-    double tau;        /* seconds per byte on the wire inside a node (one level: everywhere) */
-    double rho;        /* seconds per byte copied locally */
-    double port_share; /* k messages of m bytes in flight cost beta + m tau (1 + port_share (k-1));
-                          0 = perfect k-port, 1 = ports share one link */
-    double beta_inter; /* seconds per message start-up between nodes; 0 = beta */
-    double tau_inter;  /* seconds per byte between nodes; 0 = tau */
-    int inject;        /* inter-node messages one node's network interface carries at full speed
-                          at once; 0 = unlimited */
-    /* set by xchg_machine_for for a call that spans nodes with inject > 0 (never by a table):
-       a round of k messages per rank costs at least beta + m tau k node_share, the busiest
-       node's max_node_ranks k messages through its interface, inject at a time
-       (node_share = max_node_ranks / inject); 0 = no limit */
-    double node_share;
-    /* the MPI library's own collectives as xchg-tune measured them (the tuning table's native
-       curves, tuning/table.h), or NULL: xchg_cost_native prices native from a curve for the
-       call's collective and communicator size when there is one, else by its model */
-    const struct xchg_native_curves *native;
-} xchg_machine_t;
 
 /* Algorithm entry points. Buffers:
  *  alltoall:  sendbuf holds p blocks of block_bytes (block j for rank j), recvbuf receives p
@@ -158,46 +94,21 @@ typedef int xchg_alltoallv_fn(xchg_ctx_t *ctx, const void *sendbuf, const size_t
                               const size_t *recvoffs, const xchg_call_t *call,
                               const xchg_params_t *params, xchg_carry_t *carry);
 
-/* One registry entry (algos/registry.c). */
-typedef struct xchg_algo {
-    const char *name; /* the one lowercase name used everywhere */
+/* The function that runs a registry entry, bound by the entry's collective and name
+ * (algos/impls.c): exactly one of the three is set. The registry (tuning/registry.c) holds
+ * everything else and needs no MPI; the shim joins the two (xchg_algo_impl, shim/shim.h). */
+typedef struct xchg_impl {
     int coll;
-    xchg_alltoall_fn *alltoall; /* exactly one of the three is set; none for "native" */
+    const char *name;
+    xchg_alltoall_fn *alltoall;
     xchg_allgather_fn *allgather;
     xchg_alltoallv_fn *alltoallv;
-    /* 1 when the algorithm can serve the call; else 0 and *why says why */
-    int (*applies)(const xchg_call_t *call, const xchg_params_t *params, const char **why);
-    /* parse one KEY=VALUE; 0 on success, else -1 with a message in err */
-    int (*parse)(const char *key, const char *value, xchg_params_t *params, char *err,
-                 size_t errlen);
-    /* complete zero fields of params with the model's best values and return the predicted
-     * time in seconds (INFINITY when it cannot serve the call) */
-    double (*cost)(const xchg_call_t *call, const xchg_machine_t *machine, xchg_params_t *params);
-    const char *keys; /* accepted keys, e.g. "r,k"; "" for none */
-    const char *description;
-    /* alltoallv: 1 when the algorithm uses none of the agreed values of xchg_call_t, so a
-     * call forced to it skips the agreement round (0 by default: agree) */
-    int no_agreement;
-    /* 1 for "native": the MPI library's own collective serves the call (no function set) */
-    int native;
-} xchg_algo_t;
+} xchg_impl_t;
 
-/* registry.c */
-extern const xchg_algo_t xchg_algos[];
-extern const int xchg_nalgos;
-const char *xchg_coll_name(int coll); /* "alltoall", "allgather", "alltoallv" */
-int xchg_algo_find(int coll, const char *name); /* registry index, or -1 */
-/* 1 when key ("r", "k", "inner") is one of the algorithm's keys */
-int xchg_algo_has_key(const xchg_algo_t *algo, const char *key);
-/* "NAME[:KEY=VALUE,...]" into an index and params; 0 on success, else -1 with err filled */
-int xchg_spec_parse(int coll, const char *spec, int *algo, xchg_params_t *params, char *err,
-                    size_t errlen);
-/* "r=4,k=2" (only the algorithm's keys, only the fields that are set) */
-void xchg_params_format(const xchg_algo_t *algo, const xchg_params_t *params, char *out,
-                        size_t outlen);
-/* the generic KEY=VALUE parser every registry entry uses for r, k and inner */
-int xchg_params_parse_key(const char *key, const char *value, xchg_params_t *params, char *err,
-                          size_t errlen);
+/* impls.c: the binding of coll's algorithm name, or NULL (native has none) */
+const xchg_impl_t *xchg_impl_find(int coll, const char *name);
+extern const xchg_impl_t xchg_impls[];
+extern const int xchg_nimpls;
 
 /* round.c: one communication round. All receives are posted, then all sends, then the round
  * waits for all of them under the context's waiting policy. A message to or from this rank is

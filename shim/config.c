@@ -237,6 +237,7 @@ void xchg_config_load(void)
     PMPI_Initialized(&initialized);
     if (initialized)
         PMPI_Comm_rank(MPI_COMM_WORLD, &xchg_world_rank);
+    xchg_algo_bind(); /* reports a registry entry without an implementation */
     xchg_config.disable = read_flag("XCHG_DISABLE");
     if (xchg_config.disable)
         return;
@@ -257,4 +258,38 @@ void xchg_config_load(void)
             xchg_warn("%s=%.*s%s: %s; using auto", coll_vars[coll], XCHG_QUOTE(value), err);
     }
     load_table();
+}
+
+/* The tools' API (shim/api.h). */
+int xchg_api_disabled(void)
+{
+    return xchg_config.disable;
+}
+
+int xchg_api_wait(void)
+{
+    return xchg_config.wait;
+}
+
+const xchg_machine_t *xchg_api_machine(void)
+{
+    return &xchg_config.machine;
+}
+
+void xchg_api_set_machine(const xchg_machine_t *machine)
+{
+    xchg_config.machine = *machine;
+    xchg_select_forget();
+}
+
+int xchg_api_table_rules(void)
+{
+    return xchg_config.table.nrules;
+}
+
+void xchg_api_drop_table(void)
+{
+    xchg_table_free(&xchg_config.table);
+    xchg_config.machine.native = NULL;
+    xchg_select_forget();
 }

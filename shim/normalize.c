@@ -273,7 +273,7 @@ int xchg_do_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
         if (!recv)
             return MPI_ERR_NO_MEM;
     }
-    rc = xchg_algos[out->algo].alltoall(ctx, send, recv, block, &out->params);
+    rc = xchg_algo_impl(out->algo)->alltoall(ctx, send, recv, block, &out->params);
     if (rc != MPI_SUCCESS || rt.dense)
         return rc;
     return unpack_blocks(recv, p, block, recvbuf, recvcount, &rt, ctx->comm);
@@ -312,7 +312,7 @@ int xchg_do_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
             return rc;
         send = packed;
     }
-    rc = xchg_algos[out->algo].allgather(ctx, send, recv, block, &out->params);
+    rc = xchg_algo_impl(out->algo)->allgather(ctx, send, recv, block, &out->params);
     if (rc != MPI_SUCCESS || rt.dense)
         return rc;
     return unpack_blocks(recv, p, block, recvbuf, recvcount, &rt, ctx->comm);
@@ -579,8 +579,9 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
         if (!recv)
             return MPI_ERR_NO_MEM;
     }
-    rc = xchg_algos[out->algo].alltoallv(ctx, send, sendbytes, sendoffs, recv, recvbytes,
-                                         recvoffs, &call, &out->params, carrying ? &carry : NULL);
+    rc = xchg_algo_impl(out->algo)->alltoallv(ctx, send, sendbytes, sendoffs, recv, recvbytes,
+                                              recvoffs, &call, &out->params,
+                                              carrying ? &carry : NULL);
     if (rc != MPI_SUCCESS)
         return rc;
     if (carry.done) {

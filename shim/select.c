@@ -97,7 +97,8 @@ int xchg_model_rank(const xchg_call_t *call, xchg_choice_t *ranked, int max)
 
     for (int i = 0; i < xchg_nalgos && n < XCHG_MAX_ALGOS; i++) {
         xchg_choice_t c = {i, {0}, 0.0};
-        if (xchg_algos[i].coll != call->coll || !xchg_algos[i].applies(call, &c.params, &why))
+        if (xchg_algos[i].coll != call->coll || (!xchg_algos[i].native && !xchg_algo_impl(i)) ||
+            !xchg_algos[i].applies(call, &c.params, &why))
             continue;
         c.time = xchg_algos[i].cost(call, &xchg_config.machine, &c.params);
         if (!(c.time < INFINITY))
@@ -298,8 +299,42 @@ int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice,
     return MPI_SUCCESS;
 }
 
+/* The implementations of the registry's entries, by index (xchg_algo_bind). */
+#define XCHG_REGISTRY_MAX 64
+static const xchg_impl_t *bound[XCHG_REGISTRY_MAX];
+static int bound_done;
+
+int xchg_algo_bind(void)
+{
+    int missing = 0;
+    if (__atomic_load_n(&bound_done, __ATOMIC_ACQUIRE))
+        return 0;
+    for (int i = 0; i < xchg_nalgos && i < XCHG_REGISTRY_MAX; i++) {
+        bound[i] = xchg_algos[i].native ? NULL : xchg_impl_find(xchg_algos[i].coll, xchg_algos[i].name);
+        if (!xchg_algos[i].native && !bound[i]) {
+            missing++;
+            xchg_warn("internal: %s algorithm '%s' of the registry (tuning/registry.c) has no "
+                      "implementation in algos/impls.c; it is never run",
+                      xchg_coll_name(xchg_algos[i].coll), xchg_algos[i].name);
+        }
+    }
+    if (xchg_nalgos > XCHG_REGISTRY_MAX)
+        xchg_warn("internal: the registry has %d entries, only %d are bound", xchg_nalgos,
+                  XCHG_REGISTRY_MAX);
+    __atomic_store_n(&bound_done, 1, __ATOMIC_RELEASE);
+    return missing;
+}
+
+const xchg_impl_t *xchg_algo_impl(int index)
+{
+    if (!__atomic_load_n(&bound_done, __ATOMIC_ACQUIRE))
+        xchg_algo_bind();
+    return index >= 0 && index < xchg_nalgos && index < XCHG_REGISTRY_MAX ? bound[index] : NULL;
+}
+
 int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf,
-                             size_t block_bytes, int inner, const xchg_params_t *params)
+                             size_t block_bytes, const xchg_algo_t *inner,
+                             const xchg_params_t *params)
 {
     xchg_call_t call;
     xchg_params_t chosen = {0};
@@ -311,8 +346,9 @@ int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf
     call.comm_size = ctx->size;
     call.topo = &ctx->topo;
     call.block_bytes = block_bytes;
-    if (inner > 0 && inner <= xchg_nalgos && xchg_algos[inner - 1].alltoall) {
-        algo = inner - 1;
+    if (inner && inner >= xchg_algos && inner < xchg_algos + xchg_nalgos &&
+        xchg_algo_impl((int)(inner - xchg_algos)) && inner->coll == XCHG_ALLTOALL) {
+        algo = (int)(inner - xchg_algos);
         chosen.radix = params ? params->radix : 0;
         chosen.nports = params ? params->nports : 0;
         xchg_algos[algo].cost(&call, &xchg_config.machine, &chosen);
@@ -323,7 +359,7 @@ int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf
         algo = d->algo;
         chosen = d->params;
     }
-    if (!xchg_algos[algo].alltoall) {
+    if (!xchg_algo_impl(algo)) {
         /* native: the MPI library's alltoall on the private communicator */
         if (block_bytes <= (size_t)INT32_MAX)
             return PMPI_Alltoall(sendbuf, (int)block_bytes, MPI_BYTE, recvbuf, (int)block_bytes,
@@ -332,5 +368,5 @@ int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf
         memset(&chosen, 0, sizeof chosen);
         xchg_algos[algo].cost(&call, &xchg_config.machine, &chosen);
     }
-    return xchg_algos[algo].alltoall(ctx, sendbuf, recvbuf, block_bytes, &chosen);
+    return xchg_algo_impl(algo)->alltoall(ctx, sendbuf, recvbuf, block_bytes, &chosen);
 }

@@ -6,7 +6,9 @@
 #define XCHG_SHIM_H
 
 #include "../algos/xchg.h"
+#include "../tuning/registry.h"
 #include "../tuning/table.h"
+#include "api.h" /* what the tools may use */
 
 #define XCHG_AUTO (-1) /* no algorithm forced: table, then model */
 
@@ -187,7 +189,15 @@ int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice,
                 int *learned);
 /* The alltoall a context hands nested algorithms (xchg_ctx_t.inner_alltoall). */
 int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf,
-                             size_t block_bytes, int inner, const xchg_params_t *params);
+                             size_t block_bytes, const xchg_algo_t *inner,
+                             const xchg_params_t *params);
+/* The function that runs registry entry index (algos/impls.c, bound by collective and name),
+ * or NULL for native; the binding is made once, and an xchg entry without one is reported
+ * (xchg_algo_bind, from xchg_config_load) and runs as native. */
+const xchg_impl_t *xchg_algo_impl(int index);
+/* Bind every registry entry to its implementation; the number of xchg entries without one
+ * (each reported on world rank 0). Idempotent. */
+int xchg_algo_bind(void);
 /* Drop every cached decision (after the configuration changed: xchg_force): bumps the
  * configuration generation (never 0) that cached and memorised decisions carry. */
 void xchg_select_forget(void);

@@ -12,7 +12,7 @@
 #ifndef XCHG_COST_H
 #define XCHG_COST_H
 
-#include "../algos/xchg.h"
+#include "../algos/sched/types.h"
 
 /* Built-in constants used when no tuning table gives measured ones. */
 extern const xchg_machine_t xchg_machine_default;
@@ -47,7 +47,13 @@ double xchg_cost_allgather_circulant(const xchg_call_t *call, const xchg_machine
                                      xchg_params_t *params);
 double xchg_cost_alltoallv_pairwise(const xchg_call_t *call, const xchg_machine_t *machine,
                                     xchg_params_t *params);
-double xchg_cost_alltoallv_twophase(const xchg_call_t *call, const xchg_machine_t *machine,
-                                    xchg_params_t *params);
+/* The time of one alltoall transpose of call->block_bytes on call's communicator, by a model
+ * of the caller's choice (twophase's inner alltoall left to selection). */
+typedef double xchg_transpose_cost_fn(const xchg_call_t *transpose, const xchg_machine_t *machine);
+/* twophase (tuning/cost_twophase.c): the inner transposes are priced by params->inner's model
+ * when it is set, else by auto_inner (the registry's entry passes the best of its alltoall
+ * models: xchg_cost_alltoallv_twophase, tuning/registry.h). */
+double xchg_cost_twophase(const xchg_call_t *call, const xchg_machine_t *machine,
+                          xchg_params_t *params, xchg_transpose_cost_fn *auto_inner);
 
 #endif

@@ -9,9 +9,10 @@
  * the call. From them the plan (sched/twophase.c) gives the two fixed transpose blocks
  * block1 ~ h1/p + U (p+1)/2 + 4p and block2 ~ h2/p + U (p+1)/2, and
  *     time = T_alltoall(block1) + T_alltoall(block2) + rho (h1 + h2 + p min(cap1, cap2) U)
- * where T_alltoall is the model of the forced inner algorithm, or else the best model among
- * the registry's alltoall algorithms that can serve the block (what the library's own
- * selection does without a tuning table), and the copies are steps 1, 3 and 5. The transposes
+ * where T_alltoall is the model of the forced inner algorithm (params->inner), or else what
+ * the caller's auto_inner says (the registry passes the best model among its alltoall
+ * algorithms that can serve the block, what the library's own selection does without a
+ * tuning table: tuning/registry.c), and the copies are steps 1, 3 and 5. The transposes
  * run on the call's communicator, so their models see its layout (call->topo) and price their
  * rounds with the constants of the links they cross (xchg_machine_for). The agreement
  * round is not charged: the shim pays it for every alltoallv that may choose this algorithm,
@@ -24,15 +25,15 @@
  * start-ups instead of p - 1); pairwise wins for balanced, large messages, where twophase
  * moves every byte twice and copies it three times.
  *
- * params: inner (0 = the library's selection), and r/k for a forced inner algorithm. Zero r/k
+ * params: inner (NULL = the library's selection), and r/k for a forced inner algorithm. Zero r/k
  * are left 0: they are completed per transpose by the inner algorithm's own model when the
  * transposes run (xchg_alltoall_select_run), since the two blocks may prefer different r.
  * Given r/k are returned as they run (as the inner model normalises them: radix r = min(r, p),
  * k = min(k, r - 1); pairwise k = min(k, p - 1); the larger of the two transposes' values when
- * they differ); with inner = 0 they are not used and only clamped to r <= p, k <= p - 1.
+ * they differ); with inner NULL they are not used and only clamped to r <= p, k <= p - 1.
  *
  * Work: the plan (xchg_twophase_plan_init) and, per transpose, the model of the forced inner
- * alltoall or of every registered alltoall for inner = 0 (each a bounded search,
+ * alltoall or auto_inner (the registry's: every registered alltoall, each a bounded search,
  * tuning/cost_radix.c).
  */
 #include <math.h>
@@ -42,13 +43,13 @@
 
 /* One transpose of block_bytes per rank pair on the call's communicator (its layout picks
  * the inner models' constants, xchg_machine_for); *ran receives the inner parameters the
- * forced inner model completed (zero for the library's selection). */
+ * forced inner model completed (zero for the library's selection, which auto_inner prices). */
 static double transpose_cost(const xchg_call_t *call, size_t block_bytes,
                              const xchg_machine_t *machine, const xchg_params_t *params,
-                             xchg_params_t *ran)
+                             xchg_transpose_cost_fn *auto_inner, xchg_params_t *ran)
 {
     xchg_call_t transpose = {0};
-    double best = INFINITY;
+    const xchg_algo_t *inner = params->inner;
 
     transpose.coll = XCHG_ALLTOALL;
     transpose.comm_size = call->comm_size;
@@ -56,25 +57,12 @@ static double transpose_cost(const xchg_call_t *call, size_t block_bytes,
     transpose.block_bytes = block_bytes;
     transpose.max_block_bytes = block_bytes;
     *ran = (xchg_params_t){0};
-    if (params->inner > 0 && params->inner <= xchg_nalgos) {
-        const xchg_algo_t *inner = &xchg_algos[params->inner - 1];
+    if (inner) {
         ran->radix = params->radix;
         ran->nports = params->nports;
-        return inner->alltoall && inner->cost ? inner->cost(&transpose, machine, ran) : INFINITY;
+        return !inner->native && inner->cost ? inner->cost(&transpose, machine, ran) : INFINITY;
     }
-    for (int i = 0; i < xchg_nalgos; i++) {
-        const xchg_algo_t *algo = &xchg_algos[i];
-        xchg_params_t candidate = {0};
-        const char *why = "";
-        double t;
-        if (algo->coll != XCHG_ALLTOALL || !algo->cost ||
-            !algo->applies(&transpose, &candidate, &why))
-            continue;
-        t = algo->cost(&transpose, machine, &candidate);
-        if (t < best)
-            best = t;
-    }
-    return best;
+    return auto_inner ? auto_inner(&transpose, machine) : INFINITY;
 }
 
 /* A given r or k as it runs (see the file header): the larger of the transposes' values, at
@@ -89,8 +77,8 @@ static int ran_as(int given, int first, int second, int most)
     return v < most ? v : most;
 }
 
-double xchg_cost_alltoallv_twophase(const xchg_call_t *call, const xchg_machine_t *machine,
-                                    xchg_params_t *params)
+double xchg_cost_twophase(const xchg_call_t *call, const xchg_machine_t *machine,
+                          xchg_params_t *params, xchg_transpose_cost_fn *auto_inner)
 {
     int p = call->comm_size;
     size_t h1 = call->max_send_bytes, h2 = call->max_recv_bytes, middle;
@@ -105,8 +93,8 @@ double xchg_cost_alltoallv_twophase(const xchg_call_t *call, const xchg_machine_
         t = (double)call->max_block_bytes * machine->rho;
     } else {
         middle = (size_t)p * (plan.cap1 < plan.cap2 ? plan.cap1 : plan.cap2) * plan.unit_bytes;
-        t = transpose_cost(call, plan.block1_bytes, machine, params, &ran1) +
-            transpose_cost(call, plan.block2_bytes, machine, params, &ran2) +
+        t = transpose_cost(call, plan.block1_bytes, machine, params, auto_inner, &ran1) +
+            transpose_cost(call, plan.block2_bytes, machine, params, auto_inner, &ran2) +
             (double)(h1 + h2 + middle) * machine->rho;
     }
     params->radix = ran_as(params->radix, ran1.radix, ran2.radix, p > 2 ? p : 2);

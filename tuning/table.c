@@ -95,6 +95,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "registry.h"
 #include "size.h"
 #include "table.h"
 #include "table_write.h"

@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 #include <string.h>
-#include "../algos/xchg.h"
+#include "../algos/sched/types.h"
 
 /* Bad input goes into a message as its first XCHG_QUOTE_MAX characters, then "..." when it is
  * longer, so that a huge value never hides the reason after it:

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "factor.h"
+#include "types.h"
 
 static int imax(int a, int b)
 {
@@ -313,4 +314,24 @@ int xchg_factor_rank_slots(const xchg_factor_t *f, int phase, int round, int ran
     if (a < b)
         return lower_slots(f, phase, rank, f->order[b], out);
     return upper_slots(f, phase, rank, f->order[b], out);
+}
+
+int xchg_alltoall_hier_applies(const xchg_call_t *call, const xchg_params_t *params,
+                               const char **why)
+{
+    const xchg_topo_t *topo = call->topo;
+    (void)params;
+    if (!topo)
+        return 1; /* a tool's call: one node */
+    if (topo->nnodes < 1 || topo->nnodes > call->comm_size || topo->min_node_ranks < 1 ||
+        topo->max_node_ranks < topo->min_node_ranks ||
+        (long)topo->max_node_ranks * topo->nnodes < call->comm_size) {
+        *why = "the communicator's node layout summary is inconsistent";
+        return 0;
+    }
+    if (topo->max_node_ranks > XCHG_FACTOR_MAX_NODE_RANKS) {
+        *why = "more than 46340 ranks on one node (a pair's step numbers would overflow)";
+        return 0;
+    }
+    return 1;
 }

@@ -122,7 +122,7 @@ int xchg_factor_max_slots(const xchg_factor_t *f);
 int xchg_factor_rank_slots(const xchg_factor_t *f, int phase, int round, int rank,
                            xchg_factor_slot_t *out);
 
-/* The registry's predicate for both collectives (algos/alltoall_hier.c): every call but those
+/* The registry's predicate for both collectives (factor.c): every call but those
  * whose node layout summary is inconsistent, or with more than XCHG_FACTOR_MAX_NODE_RANKS ranks on
  * a node (the steps of a pair, up to that squared, are ints). A NULL topology is one node. */
 #define XCHG_FACTOR_MAX_NODE_RANKS 46340

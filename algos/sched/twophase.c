@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "twophase.h"
+#include "types.h"
 
 size_t xchg_twophase_unit_bytes(int p, size_t h1, size_t h2)
 {
@@ -260,4 +261,43 @@ int xchg_twophase_place(const xchg_twophase_plan_t *plan, int rank, const char *
         }
     }
     return 0;
+}
+
+/* The registry's applicability predicate. */
+int xchg_alltoallv_twophase_applies(const xchg_call_t *call, const xchg_params_t *params,
+                                    const char **why)
+{
+    xchg_twophase_plan_t plan;
+    const xchg_algo_t *inner = params->inner;
+
+    if (xchg_twophase_plan_init(&plan, call->comm_size, call->max_send_bytes, call->max_recv_bytes,
+                                call->max_block_bytes) != 0) {
+        if (why)
+            *why = "p transpose blocks of h/p + p/2 units overflow the address space";
+        return 0;
+    }
+    if (!inner)
+        return 1;
+    if (inner->native || inner->coll != XCHG_ALLTOALL) {
+        if (why)
+            *why = "inner names no xchg alltoall algorithm";
+        return 0;
+    }
+    for (int phase = 0; phase < 2; phase++) {
+        xchg_call_t transpose = {0};
+        xchg_params_t inner_params = {0};
+        const char *inner_why = "";
+        transpose.coll = XCHG_ALLTOALL;
+        transpose.comm_size = call->comm_size;
+        transpose.block_bytes = phase == 0 ? plan.block1_bytes : plan.block2_bytes;
+        transpose.max_block_bytes = transpose.block_bytes;
+        inner_params.radix = params->radix;
+        inner_params.nports = params->nports;
+        if (!inner->applies(&transpose, &inner_params, &inner_why)) {
+            if (why)
+                *why = "the forced inner alltoall cannot serve its transposes";
+            return 0;
+        }
+    }
+    return 1;
 }

@@ -98,7 +98,7 @@ int xchg_twophase_rearrange(const xchg_twophase_plan_t *plan, int rank, const ch
 int xchg_twophase_place(const xchg_twophase_plan_t *plan, int rank, const char *landing2,
                         char *recvbuf, const size_t *recvbytes, const size_t *recvoffs);
 
-/* The registry's applicability predicate of twophase (algos/alltoallv_twophase.c): 1 when
+/* The registry's applicability predicate of twophase (twophase.c): 1 when
  * the blocks of the call fit and a forced inner alltoall can serve both transposes. */
 struct xchg_call;
 struct xchg_params;

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "../../tuning/cost.h"
+#include "../../tuning/registry.h"
 
 #include "unit.h"
 
@@ -197,7 +198,7 @@ static void check_twophase_one(int p, const char *inner, int r, int k, int want_
     double t;
     call.max_block_bytes = 4000; /* some skew */
     if (inner)
-        params.inner = xchg_algo_find(XCHG_ALLTOALL, inner) + 1;
+        params.inner = &xchg_algos[xchg_algo_find(XCHG_ALLTOALL, inner)];
     t = xchg_cost_alltoallv_twophase(&call, &machines[0], &params);
     CHECK(params.radix == want_r && params.nports == want_k && isfinite(t),
           "twophase p=%d inner=%s r=%d k=%d: returned r=%d k=%d t=%g, expected r=%d k=%d", p,
@@ -219,7 +220,7 @@ static void check_twophase(void)
         /* only k given: at most r - 1 of the radix either transpose chose */
         xchg_call_t call = make_call(XCHG_ALLTOALLV, 100, 1000);
         xchg_params_t params = {.nports = 1000000,
-                                 .inner = xchg_algo_find(XCHG_ALLTOALL, "radix") + 1};
+                                 .inner = &xchg_algos[xchg_algo_find(XCHG_ALLTOALL, "radix")]};
         xchg_cost_alltoallv_twophase(&call, &machines[0], &params);
         CHECK(params.radix == 0 && params.nports >= 1 && params.nports <= 99,
               "twophase p=100 inner=radix k=1000000: r=%d k=%d", params.radix, params.nports);
@@ -264,7 +265,7 @@ static double priced(size_t i, const xchg_call_t *call, const xchg_machine_t *m,
 {
     *params = (xchg_params_t){0};
     if (models[i].inner)
-        params->inner = xchg_algo_find(XCHG_ALLTOALL, models[i].inner) + 1;
+        params->inner = &xchg_algos[xchg_algo_find(XCHG_ALLTOALL, models[i].inner)];
     return models[i].cost(call, m, params);
 }
 

@@ -1,8 +1,10 @@
 /*
- * test_registry.c: the algorithm spec parser (algos/registry.c, xchg_spec_parse and
- * xchg_params_parse_key), without MPI. Valid specs and their parameters; every kind of bad
- * spec, each rejected with a message that gives the reason; a key given twice; the inner=
- * message listing only the algorithms xchg implements; long values quoted as a short prefix.
+ * test_registry.c: the registry and its key descriptors (tuning/registry.c), without MPI.
+ * Valid specs and their parameters; every kind of bad spec, each rejected with a message that
+ * gives the reason; a key given twice; the inner= message listing only the algorithms xchg
+ * implements; long values quoted as a short prefix; every entry well formed (designated
+ * fields set, keys whose descriptors are complete and whose fields lie inside xchg_params_t);
+ * formatting the inverse of parsing for every key; xchg-tune's variants of each key.
  * The algorithms with the keys r and inner are found in the registry by their keys, so the
  * test does not depend on their names.
  */
@@ -10,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algos/xchg.h"
+#include "../../tuning/registry.h"
 #include "../../tuning/table.h"
 
 #include "unit.h"
@@ -28,9 +30,9 @@ static const char *with_key(int coll, const char *key)
     exit(2);
 }
 
-/* spec parses as coll's algorithm name with radix, nports and inner (a registry index + 1). */
+/* spec parses as coll's algorithm name with radix, nports and inner (a registry entry). */
 static void check_good(int coll, const char *spec, const char *name, int radix, int nports,
-                       int inner)
+                       const xchg_algo_t *inner)
 {
     char err[512] = "";
     xchg_params_t params;
@@ -43,8 +45,9 @@ static void check_good(int coll, const char *spec, const char *name, int radix, 
     CHECK(algo == xchg_algo_find(coll, name), "'%s': expected algorithm %s, got %d", spec, name,
           algo);
     CHECK(params.radix == radix && params.nports == nports && params.inner == inner,
-          "'%s': expected r=%d k=%d inner=%d, got r=%d k=%d inner=%d", spec, radix, nports, inner,
-          params.radix, params.nports, params.inner);
+          "'%s': expected r=%d k=%d inner=%s, got r=%d k=%d inner=%s", spec, radix, nports,
+          inner ? inner->name : "-", params.radix, params.nports,
+          params.inner ? params.inner->name : "-");
 }
 
 /* spec is rejected with a short message containing want (and not avoid, when given). */
@@ -70,19 +73,19 @@ static void test_good(void)
 {
     const char *radix = with_key(XCHG_ALLTOALL, "r");
     const char *inner = with_key(XCHG_ALLTOALLV, "inner");
-    int pairwise_inner = xchg_algo_find(XCHG_ALLTOALL, "pairwise") + 1;
-    int radix_inner = xchg_algo_find(XCHG_ALLTOALL, radix) + 1;
+    const xchg_algo_t *pairwise_inner = &xchg_algos[xchg_algo_find(XCHG_ALLTOALL, "pairwise")];
+    const xchg_algo_t *radix_inner = &xchg_algos[xchg_algo_find(XCHG_ALLTOALL, radix)];
     char spec[128];
 
-    check_good(XCHG_ALLTOALL, "native", "native", 0, 0, 0);
-    check_good(XCHG_ALLTOALL, "pairwise", "pairwise", 0, 0, 0);
-    check_good(XCHG_ALLTOALL, "pairwise:", "pairwise", 0, 0, 0);
-    check_good(XCHG_ALLTOALL, "pairwise:k=3", "pairwise", 0, 3, 0);
-    check_good(XCHG_ALLGATHER, "ring", "ring", 0, 0, 0);
+    check_good(XCHG_ALLTOALL, "native", "native", 0, 0, NULL);
+    check_good(XCHG_ALLTOALL, "pairwise", "pairwise", 0, 0, NULL);
+    check_good(XCHG_ALLTOALL, "pairwise:", "pairwise", 0, 0, NULL);
+    check_good(XCHG_ALLTOALL, "pairwise:k=3", "pairwise", 0, 3, NULL);
+    check_good(XCHG_ALLGATHER, "ring", "ring", 0, 0, NULL);
     snprintf(spec, sizeof spec, "%s:r=4,k=2", radix);
-    check_good(XCHG_ALLTOALL, spec, radix, 4, 2, 0);
+    check_good(XCHG_ALLTOALL, spec, radix, 4, 2, NULL);
     snprintf(spec, sizeof spec, "%s:k=2:r=1000000000", radix);
-    check_good(XCHG_ALLTOALL, spec, radix, 1000000000, 2, 0);
+    check_good(XCHG_ALLTOALL, spec, radix, 1000000000, 2, NULL);
     snprintf(spec, sizeof spec, "%s:inner=pairwise:k=2", inner);
     check_good(XCHG_ALLTOALLV, spec, inner, 0, 2, pairwise_inner);
     snprintf(spec, sizeof spec, "%s:inner=%s,r=3", inner, radix);
@@ -105,6 +108,125 @@ static void test_repeated_key(void)
     check_bad(XCHG_ALLTOALL, "pairwise:k=2,k=2", "key 'k' given twice", NULL);
     snprintf(spec, sizeof spec, "%s:inner=pairwise,inner=%s", inner, radix);
     check_bad(XCHG_ALLTOALLV, spec, "key 'inner' given twice", NULL);
+    /* a shape key too, and the second value bad: the repetition is what is reported */
+    snprintf(spec, sizeof spec, "%s:dims=4x4,dims=bad", with_key(XCHG_ALLTOALL, "dims"));
+    check_bad(XCHG_ALLTOALL, spec, "key 'dims' given twice", NULL);
+}
+
+/* Every entry is well formed: the fields the shim and the tools rely on are set, names are
+ * unique per collective, every key's descriptor is complete and stores inside xchg_params_t,
+ * and native entries are exactly those flagged native. */
+static void test_entries(void)
+{
+    int natives[XCHG_NCOLLS] = {0};
+    for (int i = 0; i < xchg_nalgos; i++) {
+        const xchg_algo_t *a = &xchg_algos[i];
+        CHECK(a->name && a->name[0] && a->coll >= 0 && a->coll < XCHG_NCOLLS && a->applies &&
+                  a->cost && a->description && a->description[0] && a->source,
+              "entry %d (%s): name, collective, predicate, model, description and source",
+              i, a->name ? a->name : "?");
+        CHECK(xchg_algo_find(a->coll, a->name) == i, "entry %d (%s %s) is not the first of its name",
+              i, xchg_coll_name(a->coll), a->name);
+        natives[a->coll] += a->native && strcmp(a->name, "native") == 0;
+        CHECK(!a->native || strcmp(a->name, "native") == 0, "entry %d (%s) is flagged native", i,
+              a->name);
+        for (int k = 0; k < XCHG_MAX_KEYS && a->keys[k]; k++) {
+            const xchg_param_t *d = a->keys[k];
+            CHECK(d->key && d->key[0] && d->noun && d->meaning &&
+                      (d->type == XCHG_PARAM_INT || d->type == XCHG_PARAM_SHAPE ||
+                       d->type == XCHG_PARAM_ALGO) &&
+                      d->field + sizeof(int) <= sizeof(xchg_params_t) &&
+                      d->field2 + sizeof(int) <= sizeof(xchg_params_t) &&
+                      (d->type == XCHG_PARAM_ALGO || (d->min >= 0 && d->min <= d->max)),
+                  "%s %s: key %d's descriptor is incomplete", xchg_coll_name(a->coll), a->name, k);
+            for (int j = 0; j < k; j++)
+                CHECK(strcmp(a->keys[j]->key, d->key) != 0, "%s %s: key %s twice",
+                      xchg_coll_name(a->coll), a->name, d->key);
+        }
+    }
+    for (int c = 0; c < XCHG_NCOLLS; c++)
+        CHECK(natives[c] == 1, "%s: %d native entries, expected 1", xchg_coll_name(c), natives[c]);
+}
+
+/* Formatting is the inverse of parsing, for every key of every algorithm: NAME:KEY=VALUE
+ * parses, formats back to KEY=VALUE, and that parses to the same parameters. */
+static void test_roundtrip(void)
+{
+    static const char *const ints[] = {"2", "3", "64", "1000000000"};
+    static const char *const shapes[] = {"4x4", "2x6", "8", "1x5", "5x1"};
+    static const char *const shapes_as[] = {"4x4", "2x6", "8", "5", "5"};
+    for (int i = 0; i < xchg_nalgos; i++) {
+        const xchg_algo_t *a = &xchg_algos[i];
+        for (int k = 0; k < XCHG_MAX_KEYS && a->keys[k]; k++) {
+            const xchg_param_t *d = a->keys[k];
+            int n = d->type == XCHG_PARAM_INT ? 4 : d->type == XCHG_PARAM_SHAPE ? 5 : xchg_nalgos;
+            for (int v = 0; v < n; v++) {
+                char spec[256], text[128], want[128], err[256] = "";
+                xchg_params_t params, again;
+                int algo = -1;
+                const char *value = d->type == XCHG_PARAM_INT     ? ints[v]
+                                    : d->type == XCHG_PARAM_SHAPE ? shapes[v]
+                                                                  : xchg_algos[v].name;
+                if (d->type == XCHG_PARAM_ALGO &&
+                    (xchg_algos[v].coll != d->coll || xchg_algos[v].native))
+                    continue;
+                snprintf(spec, sizeof spec, "%s:%s=%s", a->name, d->key, value);
+                snprintf(want, sizeof want, "%s=%s", d->key,
+                         d->type == XCHG_PARAM_SHAPE ? shapes_as[v] : value);
+                if (xchg_spec_parse(a->coll, spec, &algo, &params, err, sizeof err) != 0) {
+                    CHECK(d->type == XCHG_PARAM_INT && atol(value) < d->min,
+                          "'%s' does not parse: %s", spec, err);
+                    continue;
+                }
+                xchg_params_format(a, &params, text, sizeof text);
+                CHECK(algo == i && strcmp(text, want) == 0, "'%s' formats as '%s', expected '%s'",
+                      spec, text, want);
+                snprintf(spec, sizeof spec, "%s:%s", a->name, text);
+                CHECK(xchg_spec_parse(a->coll, spec, &algo, &again, err, sizeof err) == 0 &&
+                          memcmp(&params, &again, sizeof params) == 0,
+                      "'%s' parses back differently: %s", spec, err);
+            }
+        }
+    }
+}
+
+/* xchg-tune's variants: one key set per variant, the values of its descriptor for p ranks. */
+static void test_variants(void)
+{
+    const xchg_algo_t *radix = &xchg_algos[xchg_algo_find(XCHG_ALLTOALL, with_key(XCHG_ALLTOALL, "r"))];
+    const xchg_algo_t *inner = &xchg_algos[xchg_algo_find(XCHG_ALLTOALLV,
+                                                          with_key(XCHG_ALLTOALLV, "inner"))];
+    xchg_params_t out[32];
+    int n, r[3] = {0}, k[3] = {0}, nr = 0, nk = 0, ninner = 0, nalltoall = 0;
+
+    /* p = 10: r = 2, 4 (ceil(sqrt 10)), 10; k = 1, 2, 4 */
+    n = xchg_params_variants(radix, 10, out, 32);
+    for (int i = 0; i < n; i++) {
+        CHECK((out[i].radix > 0) + (out[i].nports > 0) == 1, "variant %d sets one key", i);
+        if (out[i].radix > 0 && nr < 3)
+            r[nr++] = out[i].radix;
+        if (out[i].nports > 0 && nk < 3)
+            k[nk++] = out[i].nports;
+    }
+    CHECK(n == 6 && r[0] == 2 && r[1] == 4 && r[2] == 10 && k[0] == 1 && k[1] == 2 && k[2] == 4,
+          "radix at p=10: %d variants, r %d %d %d, k %d %d %d", n, r[0], r[1], r[2], k[0], k[1],
+          k[2]);
+    /* p = 3: k = 4 is skipped (not below p), k = 2 kept; r = 2, 2, 3 */
+    n = xchg_params_variants(radix, 3, out, 32);
+    nk = 0;
+    for (int i = 0; i < n; i++)
+        nk += out[i].nports > 0;
+    CHECK(n == 5 && nk == 2, "radix at p=3: %d variants (%d of k), expected 5 (2)", n, nk);
+    /* inner: every alltoall algorithm xchg implements */
+    n = xchg_params_variants(inner, 16, out, 32);
+    for (int i = 0; i < n; i++)
+        ninner += out[i].inner != NULL;
+    for (int i = 0; i < xchg_nalgos; i++)
+        nalltoall += xchg_algos[i].coll == XCHG_ALLTOALL && !xchg_algos[i].native;
+    CHECK(ninner == nalltoall, "twophase variants: %d inner, expected %d", ninner, nalltoall);
+    CHECK(xchg_param_token("SQRTP", 5, 10) == 4 && xchg_param_token("P", 1, 1) == 2 &&
+              xchg_param_token("12", 2, 5) == 12 && xchg_param_token("x", 1, 5) == -1,
+          "candidate tokens");
 }
 
 /* inner= names an algorithm xchg implements: the message lists exactly those, not native. */
@@ -116,8 +238,7 @@ static void test_inner(void)
     int first = 1;
 
     for (int i = 0; i < xchg_nalgos; i++)
-        if (xchg_algos[i].coll == XCHG_ALLTOALL && xchg_algos[i].alltoall &&
-            !xchg_algos[i].native) {
+        if (xchg_algos[i].coll == XCHG_ALLTOALL && !xchg_algos[i].native) {
             used += (size_t)snprintf(valid + used, sizeof valid - used, "%s%s", first ? "" : ", ",
                                      xchg_algos[i].name);
             first = 0;
@@ -208,6 +329,9 @@ int main(void)
 {
     test_good();
     test_repeated_key();
+    test_entries();
+    test_roundtrip();
+    test_variants();
     test_inner();
     test_bad();
     test_long();

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "../../tuning/cost.h"
+#include "../../tuning/registry.h"
 #include "../../tuning/table.h"
 #include "../../tuning/table_write.h"
 
@@ -75,11 +76,12 @@ static void check_rule(const xchg_table_t *table, int i, int coll, int pmin, int
     r = &table->rules[i];
     CHECK(r->coll == coll && r->pmin == pmin && r->pmax == pmax && r->bmin == bmin &&
               r->bmax == bmax && r->algo == algo_index && r->params.nports == nports &&
-              r->params.radix == 0 && r->params.inner == 0 && r->line == line,
+              r->params.radix == 0 && r->params.inner == NULL && r->line == line,
           "rule %d: expected coll %d procs %d-%d bytes %zu-%zu algo %d k=%d line %d, got coll %d "
-          "procs %d-%d bytes %zu-%zu algo %d k=%d r=%d inner=%d line %d",
+          "procs %d-%d bytes %zu-%zu algo %d k=%d r=%d inner=%s line %d",
           i, coll, pmin, pmax, bmin, bmax, algo_index, nports, line, r->coll, r->pmin, r->pmax,
-          r->bmin, r->bmax, r->algo, r->params.nports, r->params.radix, r->params.inner, r->line);
+          r->bmin, r->bmax, r->algo, r->params.nports, r->params.radix,
+          r->params.inner ? r->params.inner->name : "-", r->line);
 }
 
 static void test_valid(void)

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algos/xchg.h"
+#include "../../tuning/registry.h"
 #include "../../algos/sched/twophase.h"
 #include "../../tuning/cost.h"
 #include "../../tuning/workloads.h"
@@ -515,7 +515,7 @@ static void test_cost(void)
     CHECK(isfinite(t2) && t1 < t2, "balanced p=2: pairwise %g s should beat twophase %g s", t1, t2);
     /* a forced inner algorithm is costed as that algorithm */
     memset(&params, 0, sizeof params);
-    params.inner = xchg_algo_find(XCHG_ALLTOALL, "pairwise") + 1;
+    params.inner = &xchg_algos[xchg_algo_find(XCHG_ALLTOALL, "pairwise")];
     CHECK(isfinite(xchg_cost_alltoallv_twophase(&call, &xchg_machine_default, &params)),
           "twophase:inner=pairwise has a finite cost");
     /* what cannot be served */
@@ -538,10 +538,10 @@ static void test_cost(void)
         CHECK(xchg_spec_parse(XCHG_ALLTOALLV, "twophase:inner=pairwise:k=2", &algo, &params, err,
                               sizeof err) == 0 &&
                   algo == twophase &&
-                  params.inner == xchg_algo_find(XCHG_ALLTOALL, "pairwise") + 1 &&
+                  params.inner == &xchg_algos[xchg_algo_find(XCHG_ALLTOALL, "pairwise")] &&
                   params.nports == 2,
-              "parse twophase:inner=pairwise:k=2 (algo %d inner %d k %d)", algo, params.inner,
-              params.nports);
+              "parse twophase:inner=pairwise:k=2 (algo %d inner %s k %d)", algo,
+              params.inner ? params.inner->name : "-", params.nports);
         CHECK(xchg_spec_parse(XCHG_ALLTOALLV, "twophase:inner=bogus", &algo, &params, err,
                               sizeof err) != 0,
               "twophase:inner=bogus must be rejected");

@@ -74,8 +74,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algos/xchg.h"
-#include "../../shim/shim.h"
+#include "../../shim/api.h"
 #include "../cost.h"
 #include "../workloads.h"
 #include "tool_common.h"
@@ -332,41 +331,42 @@ static int parse_options(int argc, char **argv, options_t *opt)
     return 0;
 }
 
-/* The default specs of coll: native, auto, every algorithm, and the radix variants. */
+/* The default specs of coll: native, auto, every algorithm, and the variants its keys'
+ * descriptors name for xchg-bench (xchg_param_t.bench: "radix:r=2", "radix:r=SQRTP", ...). */
 static int default_specs(int coll, char specs[][SPEC_LEN])
 {
     int n = 0;
     snprintf(specs[n++], SPEC_LEN, "native");
     snprintf(specs[n++], SPEC_LEN, "auto");
-    for (int i = 0; i < xchg_nalgos && n + 4 <= MAX_SPECS; i++) {
+    for (int i = 0; i < xchg_nalgos && n < MAX_SPECS; i++) {
         const xchg_algo_t *a = &xchg_algos[i];
-        if (a->coll != coll || strcmp(a->name, "native") == 0)
+        if (a->coll != coll || a->native)
             continue;
         snprintf(specs[n++], SPEC_LEN, "%s", a->name);
-        if (xchg_algo_has_key(a, "r")) {
-            snprintf(specs[n++], SPEC_LEN, "%s:r=2", a->name);
-            snprintf(specs[n++], SPEC_LEN, "%s:r=SQRTP", a->name);
-            snprintf(specs[n++], SPEC_LEN, "%s:r=P", a->name);
+        for (int k = 0; k < XCHG_MAX_KEYS && a->keys[k]; k++) {
+            const char *at = a->keys[k]->bench;
+            while (at && *at && n < MAX_SPECS) {
+                int len = (int)strcspn(at, ",");
+                snprintf(specs[n++], SPEC_LEN, "%s:%s=%.*s", a->name, a->keys[k]->key, len, at);
+                at += len + (at[len] == ',');
+            }
         }
     }
     return n;
 }
 
-/* Replace the values SQRTP and P by numbers for p ranks. */
+/* Replace the values SQRTP and P by numbers for p ranks (xchg_param_token). */
 static void substitute(const char *spec, int p, char *out, size_t outlen)
 {
     size_t used = 0;
-    int sqrt_p = (int)ceil(sqrt((double)p));
     out[0] = '\0';
     while (*spec && used + 1 < outlen) {
         int at_value = used > 0 && out[used - 1] == '=';
         size_t word = strcspn(spec, ",:");
-        if (at_value && word == 5 && strncmp(spec, "SQRTP", 5) == 0) {
-            used += (size_t)snprintf(out + used, outlen - used, "%d", sqrt_p < 2 ? 2 : sqrt_p);
-            spec += 5;
-        } else if (at_value && word == 1 && spec[0] == 'P') {
-            used += (size_t)snprintf(out + used, outlen - used, "%d", p < 2 ? 2 : p);
-            spec += 1;
+        if (at_value && !(spec[0] >= '0' && spec[0] <= '9') && xchg_param_token(spec, word, p) > 0) {
+            used += (size_t)snprintf(out + used, outlen - used, "%ld",
+                                     xchg_param_token(spec, word, p));
+            spec += word;
         } else {
             out[used++] = *spec++;
             out[used] = '\0';
@@ -558,7 +558,7 @@ static void describe(int coll, const char *spec, const xchg_call_t *model, char 
         snprintf(out, outlen, "fallback");
         return;
     }
-    xchg_algos[algo].cost(model, &xchg_config.machine, &params);
+    xchg_algos[algo].cost(model, xchg_api_machine(), &params);
     params_column(algo, &params, 0, out, outlen);
 }
 
@@ -963,7 +963,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return status < 0 ? 2 : 0;
     }
-    if (xchg_config.disable && world_rank == 0)
+    if (xchg_api_disabled() && world_rank == 0)
         fprintf(stderr, "xchg-bench: XCHG_DISABLE is set: every line measures native\n");
     /* every spec must parse for every collective that has its algorithm */
     for (int s = 0; s < opt.nspecs; s++) {

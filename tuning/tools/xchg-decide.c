@@ -25,7 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../shim/shim.h"
+#include "../../shim/api.h"
 #include "../cost.h"
 
 #define MAX_LIST 16
@@ -65,7 +65,7 @@ static void run_once(const job_t *job)
     if (job->algo < 0)
         sink += xchg_decide(job->call, &params, NULL, 0);
     else
-        sink += xchg_algos[job->algo].cost(job->call, &xchg_config.machine, &params);
+        sink += xchg_algos[job->algo].cost(job->call, xchg_api_machine(), &params);
     sink += params.radix + params.nports;
 }
 
@@ -176,8 +176,8 @@ int main(int argc, char **argv)
     printf("# CPU ns per call, smallest mean of %d batches of at least %ld ms; decide = "
            "xchg_decide uncached (forced > table > model), then each model alone\n",
            BATCHES, ms);
-    printf("# machine beta=%g tau=%g rho=%g port_share=%g\n", xchg_config.machine.beta,
-           xchg_config.machine.tau, xchg_config.machine.rho, xchg_config.machine.port_share);
+    printf("# machine beta=%g tau=%g rho=%g port_share=%g\n", xchg_api_machine()->beta,
+           xchg_api_machine()->tau, xchg_api_machine()->rho, xchg_api_machine()->port_share);
     printf("%6s %-15s %6s %10s  %-24s %s\n", "p", "collective", "bytes", "decide_ns", "decision",
            "model_ns");
     for (int i = 0; i < nps; i++)

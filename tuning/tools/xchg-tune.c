@@ -45,7 +45,7 @@
  *     algorithm with the measured constants): the median of measured / modelled per collective.
  *  5. The table: in every cell (collective x size x bucket) every applicable registered
  *     algorithm is priced by its cost model (xchg_algos[i].cost) with the parameters the model
- *     prefers and a few variants (r = 2, ceil(sqrt(p)), p; k = 1, 2, 4; every inner alltoall),
+ *     prefers and the variants its keys' descriptors name (tuning/registry.c: r = 2, ceil(sqrt(p)), p; k = 1, 2, 4; every inner alltoall),
  *     native by its measured time, and the cheapest wins. The models see the layout of the
  *     cell's communicator, world ranks 0 .. p - 1 (so a cell that spans nodes is priced at the
  *     inter-node constants). Bucket b covers block sizes from b up to the next bucket - 1 (the
@@ -74,8 +74,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../algos/xchg.h"
-#include "../../shim/shim.h"
+#include "../../shim/api.h"
 #include "../cost.h"
 #include "../table.h"
 #include "../table_write.h"
@@ -579,40 +578,21 @@ static int enumerate(int coll, int p, const xchg_topo_t *topo, size_t bytes,
                      const xchg_machine_t *machine, candidate_t *out)
 {
     xchg_call_t call = tool_model_call(coll, p, bytes);
+    xchg_params_t variants[4 * XCHG_MAX_KEYS + 16];
     int n = 0;
-    int sqrt_p = (int)ceil(sqrt((double)p));
     call.topo = topo;
     for (int i = 0; i < xchg_nalgos; i++) {
         const xchg_algo_t *a = &xchg_algos[i];
         xchg_params_t params;
+        int nvariants;
         if (a->coll != coll)
             continue;
         memset(&params, 0, sizeof params);
         add_candidate(out, &n, i, &params, &call, machine);
-        if (xchg_algo_has_key(a, "r")) {
-            int radices[3] = {2, sqrt_p < 2 ? 2 : sqrt_p, p < 2 ? 2 : p};
-            for (int v = 0; v < 3; v++) {
-                memset(&params, 0, sizeof params);
-                params.radix = radices[v];
-                add_candidate(out, &n, i, &params, &call, machine);
-            }
-        }
-        if (xchg_algo_has_key(a, "k")) {
-            for (int k = 1; k <= 4 && (k == 1 || k <= p - 1); k *= 2) {
-                memset(&params, 0, sizeof params);
-                params.nports = k;
-                add_candidate(out, &n, i, &params, &call, machine);
-            }
-        }
-        if (xchg_algo_has_key(a, "inner")) {
-            for (int j = 0; j < xchg_nalgos; j++) {
-                if (!xchg_algos[j].alltoall)
-                    continue;
-                memset(&params, 0, sizeof params);
-                params.inner = j + 1;
-                add_candidate(out, &n, i, &params, &call, machine);
-            }
-        }
+        /* the values each key's descriptor names for xchg-tune (xchg_param_t.tune) */
+        nvariants = xchg_params_variants(a, p, variants, (int)(sizeof variants / sizeof variants[0]));
+        for (int v = 0; v < nvariants; v++)
+            add_candidate(out, &n, i, &variants[v], &call, machine);
     }
     qsort(out, (size_t)n, sizeof *out, cmp_candidate);
     return n;
@@ -1221,9 +1201,9 @@ static int cell_layouts(const xchg_ctx_t *ctx, const options_t *opt)
 /* Why the rounds waited as they did (the library's policy, shim/context.c). */
 static const char *wait_reason(const measured_t *m)
 {
-    if (xchg_config.wait == 1)
+    if (xchg_api_wait() == 1)
         return "XCHG_WAIT=spin";
-    if (xchg_config.wait == 2)
+    if (xchg_api_wait() == 2)
         return "XCHG_WAIT=yield";
     if (m->yield)
         return "XCHG_WAIT=auto on an oversubscribed node";
@@ -1402,7 +1382,7 @@ int main(int argc, char **argv)
     }
     info = opt.out_path ? stdout : stderr;
     tool_mpi_name(mpi_name, sizeof mpi_name);
-    if (xchg_config.disable) {
+    if (xchg_api_disabled()) {
         if (world_rank == 0)
             fprintf(stderr, "xchg-tune: XCHG_DISABLE is set: nothing to tune\n");
         MPI_Finalize();
@@ -1411,7 +1391,7 @@ int main(int argc, char **argv)
     /* the table being made must not decide the measurements */
     for (int coll = 0; coll < XCHG_NCOLLS; coll++)
         xchg_force(coll, "auto");
-    xchg_table_free(&xchg_config.table);
+    xchg_api_drop_table();
 
     ctx = xchg_ctx_get(MPI_COMM_WORLD, &rc);
     if (!ctx) {

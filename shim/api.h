@@ -1,0 +1,43 @@
+/*
+ * api.h: what xchg's own tools (xchg-tune, xchg-bench, xchg-decide) may use of the library:
+ * the configuration through these calls only (never xchg_config itself), the decision, and a
+ * context to run rounds on. The registry and the tuning table are the tools' own (tuning/).
+ */
+#ifndef XCHG_API_H
+#define XCHG_API_H
+
+#include "../algos/xchg.h"
+#include "../tuning/registry.h"
+#include "../tuning/table.h"
+
+/* Read the environment once (idempotent; MPI_Init does it). Reports bad values on world rank 0. */
+void xchg_config_load(void);
+/* XCHG_DISABLE=1: every call is the MPI library's own */
+int xchg_api_disabled(void);
+/* XCHG_WAIT: 0 auto, 1 spin, 2 yield */
+int xchg_api_wait(void);
+/* Force coll's algorithm from now on ("auto", "native" or NAME[:KEY=VALUE,...]), as the
+ * environment variable would. 0 on success, -1 for a bad spec (reported on world rank 0). */
+int xchg_force(int coll, const char *spec);
+/* The machine constants the models price with (the tuning table's, else the defaults). */
+const xchg_machine_t *xchg_api_machine(void);
+/* Price with these constants from now on (their native curves included; NULL: none). */
+void xchg_api_set_machine(const xchg_machine_t *machine);
+/* Rules of the loaded tuning table (XCHG_TUNING); 0 without one. */
+int xchg_api_table_rules(void);
+/* Forget the tuning table's rules and curves: decisions by the models alone from now on (the
+ * machine constants stay as they are). */
+void xchg_api_drop_table(void);
+/* The decision for a call shape, uncached: forced > table > model. Completes params; reason
+ * (may be NULL) receives why. A pure function of the call and the configuration. */
+int xchg_decide(const xchg_call_t *call, xchg_params_t *params, char *reason, size_t len);
+/* The size key of a call (shim/select.c): its block for alltoall and allgather, the busiest
+ * rank's mean block ceil(max(h1, h2) / p) for alltoallv. */
+size_t xchg_size_key(const xchg_call_t *call);
+/* The algorithm that served this process's last call of coll, "name:k=v,...", for the tools;
+ * 0 on success, -1 when no call was served yet. */
+int xchg_last_choice(int coll, char *out, size_t outlen);
+/* The context of a communicator (created and cached on first use), or NULL with *rc set. */
+xchg_ctx_t *xchg_ctx_get(MPI_Comm comm, int *rc);
+
+#endif
