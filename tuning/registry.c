@@ -600,16 +600,30 @@ void xchg_registry_markdown(FILE *out)
             if (!known && nseen < 32)
                 seen[nseen++] = a->keys[k];
         }
-        fprintf(out, "%s| %s | %s |\n", a->keys[0] ? " " : "", a->description, a->source);
+        fprintf(out, "%s| %s | %s%s|\n", a->keys[0] ? " " : "", a->description, a->source,
+                a->source[0] ? " " : "");
     }
-    fprintf(out, "\n| key | value | meaning | xchg-tune tries |\n");
+    fprintf(out, "\n| key | value | meaning | xchg-tune also tries |\n");
     fprintf(out, "|---|---|---|---|\n");
-    for (int s = 0; s < nseen; s++)
-        fprintf(out, "| `%s` | %s | %s | %s |\n", seen[s]->key,
-                type_text(seen[s], text, sizeof text), seen[s]->meaning,
-                !seen[s]->tune                  ? "the model's choice only"
-                : strcmp(seen[s]->tune, "*") == 0 ? "each one"
-                                                  : seen[s]->tune);
+    for (int s = 0; s < nseen; s++) {
+        fprintf(out, "| `%s` | %s | %s | ", seen[s]->key, type_text(seen[s], text, sizeof text),
+                seen[s]->meaning);
+        if (!seen[s]->tune)
+            fprintf(out, "none");
+        else if (strcmp(seen[s]->tune, "*") == 0)
+            fprintf(out, "each one");
+        for (const char *at = seen[s]->tune; at && *at && strcmp(at, "*") != 0;) {
+            int len = (int)strcspn(at, ",");
+            fprintf(out, "%s%s", at == seen[s]->tune ? "" : ", ",
+                    len == 5 && strncmp(at, "SQRTP", 5) == 0 ? "ceil(sqrt p)"
+                    : len == 1 && at[0] == 'P'              ? "p"
+                                                            : "");
+            if (!(len == 5 && strncmp(at, "SQRTP", 5) == 0) && !(len == 1 && at[0] == 'P'))
+                fprintf(out, "%.*s", len, at);
+            at += len + (at[len] == ',');
+        }
+        fprintf(out, " |\n");
+    }
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -19,6 +19,9 @@
  * step's messages out of every port (show=all, the default up to 64 nodes, or node0) with the
  * blocks they carry (origin>destination, * for a relayed one), then steps and bytes next to
  * the paper's (AR: p/2, ceil(p^2/8); AT2: c/2 + 2, r c^2/8) and the bound on bytes.
+ * The algorithms' own keys (r, k, dims) are read as the registry's descriptors read them
+ * (tuning/registry.c), the same values and messages as XCHG_ALLTOALL=NAME:KEY=VALUE.
+ *   xchg-sched markdown   prints the README's tables of algorithms and keys from the registry
  * A bad argument gives a message naming it, the usage, and exit status 2.
  */
 #include <stdio.h>
@@ -29,6 +32,7 @@
 #include "../../algos/sched/factor.h"
 #include "../../algos/sched/radix.h"
 #include "../../algos/sched/torus.h"
+#include "../registry.h"
 
 #define RADIX_MAX_RANKS 4096 /* the simulator keeps 3 p^2 ints */
 #define CIRC_MAX_RANKS 1000000
@@ -47,6 +51,7 @@ static void usage(FILE *out)
             "       xchg-sched alltoall hier nodes=S1,S2,... [k=K] [mode=early|plain] "
             "[show=all|rounds]\n"
             "       xchg-sched alltoall torus dims=RxC|P [b=BYTES] [show=all|node0]\n"
+            "       xchg-sched markdown   (the README's tables of algorithms and keys)\n"
             "  p: ranks (1 .. %d for radix, .. %d for circulant); r: radix >= 2 (above p acts "
             "as p);\n"
             "  k: ports >= 1; b: bytes per block >= 1 (default 1); show: every rank's messages "
@@ -80,10 +85,47 @@ static int parse_long(const char *text, long lo, long hi, long *out)
     return 0;
 }
 
+/* arg when it is KEY=VALUE of one of the algorithm's own keys (its registry entry's
+ * descriptors, tuning/registry.c, as XCHG_ALLTOALL=NAME:KEY=VALUE takes them): parsed into
+ * params, 1; 0 when the key is not one of them; -1 after the message for a bad value. */
+static int algo_key(int coll, const char *name, const char *arg, xchg_params_t *params)
+{
+    const char *eq = strchr(arg, '=');
+    const xchg_param_t *desc;
+    char key[32], err[256];
+    int idx = xchg_algo_find(coll, name);
+
+    if (!eq || idx < 0 || (size_t)(eq - arg) >= sizeof key)
+        return 0;
+    memcpy(key, arg, (size_t)(eq - arg));
+    key[eq - arg] = '\0';
+    if (!(desc = xchg_algo_key(&xchg_algos[idx], key)))
+        return 0;
+    if (xchg_param_parse(desc, eq + 1, params, err, sizeof err) != 0) {
+        bad(arg, err);
+        return -1;
+    }
+    return 1;
+}
+
+/* "unknown key (keys: p, b, show; radix's: r,k)": the tool's keys, then the algorithm's. */
+static int unknown_key(const char *arg, int coll, const char *name, const char *tool_keys)
+{
+    char keys[64], why[160];
+    int idx = xchg_algo_find(coll, name);
+    if (idx < 0)
+        snprintf(keys, sizeof keys, "none");
+    else
+        xchg_algo_keys_text(&xchg_algos[idx], keys, sizeof keys);
+    snprintf(why, sizeof why, "unknown key (keys: %s; %s's: %s)", tool_keys, name, keys);
+    return bad(arg, why);
+}
+
 /* 0 when the arguments are good, else the exit status (2) after the message. */
 static int parse(int argc, char **argv, options_t *opt)
 {
-    int show = -1;
+    int show = -1, known;
+    xchg_params_t params = {0};
     memset(opt, 0, sizeof *opt);
     opt->r = 2;
     opt->k = 1;
@@ -106,16 +148,15 @@ static int parse(int argc, char **argv, options_t *opt)
         long max_p = opt->alltoall ? RADIX_MAX_RANKS : CIRC_MAX_RANKS;
         if (!eq)
             return bad(argv[i], "expected KEY=VALUE");
+        known = algo_key(opt->alltoall ? XCHG_ALLTOALL : XCHG_ALLGATHER, argv[2], argv[i], &params);
+        if (known < 0)
+            return 2;
+        if (known)
+            continue;
         if (keylen == 1 && argv[i][0] == 'p') {
             if (parse_long(value, 1, max_p, &opt->p) != 0)
                 return bad(argv[i], opt->alltoall ? "p must be an integer from 1 to 4096"
                                                   : "p must be an integer from 1 to 1000000");
-        } else if (keylen == 1 && argv[i][0] == 'r' && opt->alltoall) {
-            if (parse_long(value, 2, 1000000000L, &opt->r) != 0)
-                return bad(argv[i], "r must be an integer >= 2");
-        } else if (keylen == 1 && argv[i][0] == 'k') {
-            if (parse_long(value, 1, 1000000000L, &opt->k) != 0)
-                return bad(argv[i], "k must be an integer >= 1");
         } else if (keylen == 1 && argv[i][0] == 'b') {
             if (parse_long(value, 1, 1L << 40, &opt->b) != 0)
                 return bad(argv[i], "b must be an integer >= 1 (bytes per block)");
@@ -127,10 +168,12 @@ static int parse(int argc, char **argv, options_t *opt)
             else
                 return bad(argv[i], "show must be all or rank0");
         } else {
-            return bad(argv[i], opt->alltoall ? "unknown key (keys: p, r, k, b, show)"
-                                              : "unknown key (keys: p, k, b, show)");
+            return unknown_key(argv[i], opt->alltoall ? XCHG_ALLTOALL : XCHG_ALLGATHER, argv[2],
+                               "p, b, show");
         }
     }
+    opt->r = params.radix > 0 ? params.radix : opt->r;
+    opt->k = params.nports > 0 ? params.nports : opt->k;
     if (opt->p == 0)
         return bad(argv[argc - 1], "missing p=N, the number of ranks");
     opt->all_ranks = show >= 0 ? show : opt->p <= 16;
@@ -329,7 +372,8 @@ static int parse_nodes(const char *arg, const char *list, hier_options_t *opt)
 
 static int parse_hier(int argc, char **argv, hier_options_t *opt)
 {
-    int show = -1, rc;
+    int show = -1, rc, known;
+    xchg_params_t params = {0};
     opt->k = 1;
     opt->mode = XCHG_FACTOR_EARLY;
     opt->nnodes = 0;
@@ -339,12 +383,14 @@ static int parse_hier(int argc, char **argv, hier_options_t *opt)
         size_t keylen = eq ? (size_t)(eq - argv[i]) : 0;
         if (!eq)
             return bad(argv[i], "expected KEY=VALUE");
+        known = algo_key(XCHG_ALLTOALL, "hier", argv[i], &params);
+        if (known < 0)
+            return 2;
+        if (known)
+            continue;
         if (keylen == 5 && strncmp(argv[i], "nodes", 5) == 0) {
             if ((rc = parse_nodes(argv[i], value, opt)) != 0)
                 return rc;
-        } else if (keylen == 1 && argv[i][0] == 'k') {
-            if (parse_long(value, 1, 1000000000L, &opt->k) != 0)
-                return bad(argv[i], "k must be an integer >= 1");
         } else if (keylen == 4 && strncmp(argv[i], "mode", 4) == 0) {
             if (strcmp(value, "early") != 0 && strcmp(value, "plain") != 0)
                 return bad(argv[i], "mode must be early or plain");
@@ -354,9 +400,10 @@ static int parse_hier(int argc, char **argv, hier_options_t *opt)
                 return bad(argv[i], "show must be all or rounds");
             show = value[0] == 'a';
         } else {
-            return bad(argv[i], "unknown key (keys of hier: nodes, k, mode, show)");
+            return unknown_key(argv[i], XCHG_ALLTOALL, "hier", "nodes, mode, show");
         }
     }
+    opt->k = params.nports > 0 ? params.nports : opt->k;
     if (opt->nnodes == 0)
         return bad(argv[argc - 1], "missing nodes=S1,S2,..., the ranks of every node");
     opt->messages = show >= 0 ? show : opt->nranks <= HIER_SHOW_RANKS;
@@ -559,9 +606,15 @@ static int show_torus(int argc, char **argv)
 
     for (int i = 3; i < argc; i++) {
         const char *eq = strchr(argv[i], '=');
-        if (eq && strncmp(argv[i], "dims=", 5) == 0) {
-            if (xchg_torus_parse_dims(eq + 1, &rows, &cols) != 0 || (long)rows * cols > 4096)
-                return bad(argv[i], "dims must be RxC or P, at most 4096 nodes");
+        xchg_params_t params = {0};
+        int known = algo_key(XCHG_ALLTOALL, "torus", argv[i], &params);
+        if (known < 0)
+            return 2;
+        if (known) {
+            rows = params.dims_r;
+            cols = params.dims_c;
+            if ((long)rows * cols > 4096)
+                return bad(argv[i], "at most 4096 nodes here");
         } else if (eq && strncmp(argv[i], "b=", 2) == 0) {
             if (parse_long(eq + 1, 1, 1L << 40, &b) != 0)
                 return bad(argv[i], "b must be an integer >= 1 (bytes per block)");
@@ -570,7 +623,7 @@ static int show_torus(int argc, char **argv)
                 return bad(argv[i], "show must be all or node0");
             show = strcmp(eq + 1, "all") == 0;
         } else {
-            return bad(argv[i], "unknown key (keys of torus: dims, b, show)");
+            return unknown_key(argv[i], XCHG_ALLTOALL, "torus", "b, show");
         }
     }
     if (rows == 0)
@@ -610,6 +663,10 @@ int main(int argc, char **argv)
     options_t opt;
     int rc;
 
+    if (argc == 2 && strcmp(argv[1], "markdown") == 0) {
+        xchg_registry_markdown(stdout); /* README.md's tables (test_readme checks them) */
+        return 0;
+    }
     if (argc >= 3 && strcmp(argv[1], "alltoall") == 0 && strcmp(argv[2], "hier") == 0)
         return show_hier(argc, argv);
     if (argc >= 3 && strcmp(argv[1], "alltoall") == 0 && strcmp(argv[2], "torus") == 0)
