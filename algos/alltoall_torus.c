@@ -16,30 +16,57 @@
  *
  * Cost (linear model, b = block bytes; r <= c multiples of 4): C1 = c/2 + 2 rounds,
  * C2 = r c^2 / 8 b (Lemma 4, the lower bound of Lemma 1); a ring of p (even): p/2 rounds,
- * ceil(p^2/8) b (Lemma 2). Other shapes: torus.h. Local copies: the block to self, and every
- * block of a message of more than one block is packed before its step and unpacked after it
- * (a single block goes out of and into its place when it can): about 2 copies per block and hop
- * where the paper counts 3 r c m rho in all (one rearrangement per phase); the plan counts them.
+ * ceil(p^2/8) b (Lemma 2). Other shapes: torus.h. Local copies (the plan lays out the store so
+ * that a relayed block stays where it lands, torus.c's plan section; plan.packed and .unpacked
+ * count them): the block to self; every own block that leaves in a message of more than one
+ * block, once; every block for this rank that arrives in such a message, once; and a relayed
+ * block only where a phase regroups the blocks (AT2's phases 2 and 3) or its message cannot be
+ * received in place. Per node, in units of r c m (measured by tests/unit/test_sched_torus.c):
+ * rings under 2 (relays never copied), 4x4 1.9, 8x8 3.2, 16x16 3.6, where the paper counts
+ * 3 r c m rho (one rearrangement per phase) and the former pack-and-unpack at every hop took
+ * 2.5, 4.5 and 6.5 for those tori.
  *
  * The shape. The parameter dims (RxC, P for a ring), which the cost model fills in from the
  * communicator's periodic Cartesian topology (rank order of MPI_Cart_coords: rank = x c + y) or
  * from XCHG_TORUS for a communicator without one; a shape without comm_size nodes is refused.
  * All of them are equal on every rank, so every rank runs the same schedule.
  *
- * Restrictions: a shape (above); p = 1 copies the block. Memory: the node's plan (malloc, freed
- * at the end: O(blocks it sends and receives), torus.h).
+ * Restrictions: a shape (above); p = 1 copies the block.
+ *
+ * The plan. The schedule and this rank's plan are pure functions of (r, c, rank) and cost
+ * O(r c (r + c)) to build (measured: 34 us at 4x4, 1.0 ms at 16x16), so they are kept in one
+ * small process-wide cache (PLAN_CACHE entries, mutex-protected, shared by every communicator and
+ * thread): a repeated call shape builds them once. An entry is never changed or freed once
+ * filled (so it is used without the lock); when the cache is full, a new shape is built for the
+ * call and freed at its end. Memory per entry: O(r + c) for the schedule, O(blocks the node sends
+ * and receives) for the plan (torus.h).
  *
  * Scratch (pushed on the context's scratch stack, released at the end; u = ceil(b/2) for the
  * SPLIT kind, b otherwise):
- *   [ sends[4] | recvs[4] ] [ packed messages of a step: max_send_units u ]
- *   [ received messages of a step: max_recv_units u ] [ relay store: nslots slots of u bytes ]
+ *   [ sends[4] | recvs[4] ] [ store: plan.store_units units of u bytes ]
+ * The store holds every message that is not a single block in its place (packed sends, received
+ * messages, relayed blocks), at the offsets the plan gives (a part-1 block of SPLIT takes
+ * floor(b/2) bytes, so the blocks of a message are contiguous).
  */
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "xchg.h"
 #include "sched/torus.h"
+
+#define PLAN_CACHE 8
+
+typedef struct torus_entry {
+    int rows, cols, node;
+    xchg_torus_t sched;
+    xchg_torus_plan_t plan;
+} torus_entry_t;
+
+static torus_entry_t plan_cache[PLAN_CACHE];
+static int plan_cache_used;
+static pthread_mutex_t plan_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int xchg_alltoall_torus_shape(const xchg_call_t *call, const xchg_params_t *params, int *rows,
                               int *cols, const char **why)
@@ -82,6 +109,45 @@ int xchg_alltoall_torus_applies(const xchg_call_t *call, const xchg_params_t *pa
     return xchg_alltoall_torus_shape(call, params, &rows, &cols, why) == 0;
 }
 
+/* The schedule of rows x cols and node's plan into *e; 0, or -1 when memory is exhausted. */
+static int build_entry(torus_entry_t *e, int rows, int cols, int node)
+{
+    e->rows = rows;
+    e->cols = cols;
+    e->node = node;
+    if (xchg_torus_init(&e->sched, rows, cols) != 0)
+        return -1;
+    if (xchg_torus_plan_init(&e->sched, node, &e->plan) != 0) {
+        xchg_torus_free(&e->sched);
+        return -1;
+    }
+    return 0;
+}
+
+/* The schedule and plan of (rows, cols, node): from the cache, built into the cache while it
+ * has room, else built into *own (*owned = 1: the caller frees it). NULL when memory is
+ * exhausted. */
+static const torus_entry_t *torus_plan(int rows, int cols, int node, torus_entry_t *own, int *owned)
+{
+    const torus_entry_t *found = NULL;
+
+    *owned = 0;
+    pthread_mutex_lock(&plan_cache_lock);
+    for (int i = 0; i < plan_cache_used && !found; i++)
+        if (plan_cache[i].rows == rows && plan_cache[i].cols == cols && plan_cache[i].node == node)
+            found = &plan_cache[i];
+    if (!found && plan_cache_used < PLAN_CACHE &&
+        build_entry(&plan_cache[plan_cache_used], rows, cols, node) == 0)
+        found = &plan_cache[plan_cache_used++];
+    pthread_mutex_unlock(&plan_cache_lock);
+    if (found)
+        return found;
+    if (build_entry(own, rows, cols, node) != 0)
+        return NULL;
+    *owned = 1;
+    return own;
+}
+
 /* Where a block (or part) of a plan is on this rank. */
 typedef struct places {
     const char *send;
@@ -92,71 +158,52 @@ typedef struct places {
 
 static char *place(const places_t *at, const xchg_torus_loc_t *loc, int part)
 {
-    size_t offset = xchg_torus_part_offset(at->t, at->block_bytes, part);
-    if (loc->where == XCHG_TORUS_AT_SEND)
-        return (char *)at->send + (size_t)loc->index * at->block_bytes + offset;
-    if (loc->where == XCHG_TORUS_AT_RECV)
-        return at->recv + (size_t)loc->index * at->block_bytes + offset;
-    return at->store + (size_t)loc->index * at->unit;
+    if (loc->where == XCHG_TORUS_AT_STORE)
+        return at->store + (size_t)loc->index * at->unit +
+               (size_t)loc->pos * xchg_torus_part_bytes(at->t, at->block_bytes, part);
+    return (loc->where == XCHG_TORUS_AT_SEND ? (char *)at->send : at->recv) +
+           (size_t)loc->index * at->block_bytes +
+           xchg_torus_part_offset(at->t, at->block_bytes, part);
+}
+
+/* Copies [first, end) of the plan (consecutive blocks are one memcpy). */
+static void run_copies(const xchg_torus_plan_t *plan, int first, int end, const places_t *at)
+{
+    for (int c = first; c < end; c++) {
+        const xchg_torus_copy_t *cp = &plan->copies[c];
+        memcpy(place(at, &cp->to, cp->part), place(at, &cp->from, cp->part),
+               (size_t)cp->nblocks * xchg_torus_part_bytes(at->t, at->block_bytes, cp->part));
+    }
+}
+
+/* The messages [first, end) of a step as xchg_exchange takes them; returns how many (the empty
+ * second parts of 1-byte blocks are left out, on both sides). */
+static int step_msgs(const xchg_torus_xfer_t *xfers, int first, int end, const places_t *at,
+                     xchg_msg_t *msgs)
+{
+    int n = 0;
+    for (int i = first; i < end; i++) {
+        size_t bytes =
+            (size_t)xfers[i].nblocks * xchg_torus_part_bytes(at->t, at->block_bytes, xfers[i].part);
+        if (bytes > 0)
+            msgs[n++] = (xchg_msg_t){xfers[i].peer, place(at, &xfers[i].at, xfers[i].part), bytes};
+    }
+    return n;
 }
 
 /* Step k of the plan: pack, one xchg_exchange, unpack. */
 static int run_step(xchg_ctx_t *ctx, const xchg_torus_plan_t *plan, int k, const places_t *at,
-                    char *packed, char *incoming, xchg_msg_t *sends, xchg_msg_t *recvs)
+                    xchg_msg_t *sends, xchg_msg_t *recvs)
 {
-    int nsends = 0, nrecvs = 0, rc;
-    size_t used = 0;
+    int nsends, nrecvs, rc;
 
-    /* messages out: a single block from its place, more packed */
-    for (int i = plan->send_first[k]; i < plan->send_first[k + 1]; i++) {
-        const xchg_torus_xfer_t *x = &plan->sends[i];
-        size_t bytes = xchg_torus_part_bytes(at->t, at->block_bytes, x->part);
-        if (bytes == 0)
-            continue; /* the empty second part of 1-byte blocks */
-        if (x->nblocks == 1) {
-            sends[nsends++] =
-                (xchg_msg_t){x->peer, place(at, &plan->locs[x->first], x->part), bytes};
-            continue;
-        }
-        for (int j = 0; j < x->nblocks; j++)
-            memcpy(packed + used + (size_t)j * bytes,
-                   place(at, &plan->locs[x->first + (size_t)j], x->part), bytes);
-        sends[nsends++] = (xchg_msg_t){x->peer, packed + used, (size_t)x->nblocks * bytes};
-        used += (size_t)x->nblocks * bytes;
-    }
-
-    /* messages in: a single block for this rank into its place, others to the step's buffer */
-    used = 0;
-    for (int i = plan->recv_first[k]; i < plan->recv_first[k + 1]; i++) {
-        const xchg_torus_xfer_t *x = &plan->recvs[i];
-        size_t bytes = xchg_torus_part_bytes(at->t, at->block_bytes, x->part);
-        if (bytes == 0)
-            continue;
-        if (x->nblocks == 1 && plan->locs[x->first].where == XCHG_TORUS_AT_RECV) {
-            recvs[nrecvs++] =
-                (xchg_msg_t){x->peer, place(at, &plan->locs[x->first], x->part), bytes};
-            continue;
-        }
-        recvs[nrecvs++] = (xchg_msg_t){x->peer, incoming + used, (size_t)x->nblocks * bytes};
-        used += (size_t)x->nblocks * bytes;
-    }
-
+    run_copies(plan, plan->pack_first[k], plan->unpack_first[k], at);
+    nsends = step_msgs(plan->sends, plan->send_first[k], plan->send_first[k + 1], at, sends);
+    nrecvs = step_msgs(plan->recvs, plan->recv_first[k], plan->recv_first[k + 1], at, recvs);
     rc = xchg_exchange(ctx, sends, nsends, recvs, nrecvs);
     if (rc != MPI_SUCCESS)
         return rc;
-
-    /* what was received into the step's buffer: to the receive buffer or the relay store */
-    used = 0;
-    for (int i = plan->recv_first[k]; i < plan->recv_first[k + 1]; i++) {
-        const xchg_torus_xfer_t *x = &plan->recvs[i];
-        size_t bytes = xchg_torus_part_bytes(at->t, at->block_bytes, x->part);
-        if (bytes == 0 || (x->nblocks == 1 && plan->locs[x->first].where == XCHG_TORUS_AT_RECV))
-            continue;
-        for (int j = 0; j < x->nblocks; j++)
-            memcpy(place(at, &plan->locs[x->first + (size_t)j], x->part),
-                   incoming + used + (size_t)j * bytes, bytes);
-        used += (size_t)x->nblocks * bytes;
-    }
+    run_copies(plan, plan->unpack_first[k], plan->pack_first[k + 1], at);
     return MPI_SUCCESS;
 }
 
@@ -164,13 +211,13 @@ int xchg_alltoall_torus(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, siz
                         const xchg_params_t *params)
 {
     const size_t b = block_bytes;
-    int p = ctx->size, me = ctx->rank, rc = MPI_SUCCESS, have_sched = 0, have_plan = 0;
+    int p = ctx->size, me = ctx->rank, rc = MPI_SUCCESS, owned = 0;
     xchg_mark_t mark = xchg_scratch_mark(ctx);
-    xchg_torus_t sched;
-    xchg_torus_plan_t plan;
+    const torus_entry_t *entry = NULL;
+    const xchg_torus_plan_t *plan;
+    torus_entry_t own;
     places_t at;
     xchg_msg_t *msgs;
-    char *packed, *incoming;
 
     /* the block to self: a local copy straight to its place */
     memcpy((char *)recvbuf + (size_t)me * b, (const char *)sendbuf + (size_t)me * b, b);
@@ -182,35 +229,30 @@ int xchg_alltoall_torus(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, siz
         goto out;
     }
 
-    /* the schedule, this rank's plan and the scratch they need */
-    if (xchg_torus_init(&sched, params->dims_r, params->dims_c) != 0) {
+    /* the schedule and this rank's plan (cached), and the scratch they need */
+    entry = torus_plan(params->dims_r, params->dims_c, me, &own, &owned);
+    if (!entry) {
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
-    have_sched = 1;
-    if (xchg_torus_plan_init(&sched, me, &plan) != 0) {
-        rc = MPI_ERR_NO_MEM;
-        goto out;
-    }
-    have_plan = 1;
-    at = (places_t){sendbuf, recvbuf, NULL, b, xchg_torus_part_bytes(&sched, b, 0), &sched};
+    plan = &entry->plan;
+    at = (places_t){sendbuf,      recvbuf, NULL, b, xchg_torus_part_bytes(&entry->sched, b, 0),
+                    &entry->sched};
     msgs = xchg_scratch_push(ctx, 2 * XCHG_TORUS_NPORTS * sizeof *msgs);
-    packed = xchg_scratch_push(ctx, (size_t)plan.max_send_units * at.unit);
-    incoming = xchg_scratch_push(ctx, (size_t)plan.max_recv_units * at.unit);
-    at.store = xchg_scratch_push(ctx, (size_t)plan.nslots * at.unit);
-    if (!msgs || !packed || !incoming || !at.store) {
+    at.store = xchg_scratch_push(ctx, (size_t)plan->store_units * at.unit);
+    if (!msgs || !at.store) {
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
 
     /* every step: all ports at once */
-    for (int k = 0; k < plan.nsteps && rc == MPI_SUCCESS; k++)
-        rc = run_step(ctx, &plan, k, &at, packed, incoming, msgs, msgs + XCHG_TORUS_NPORTS);
+    for (int k = 0; k < plan->nsteps && rc == MPI_SUCCESS; k++)
+        rc = run_step(ctx, plan, k, &at, msgs, msgs + XCHG_TORUS_NPORTS);
 out:
-    if (have_plan)
-        xchg_torus_plan_free(&plan);
-    if (have_sched)
-        xchg_torus_free(&sched);
+    if (owned) {
+        xchg_torus_plan_free(&own.plan);
+        xchg_torus_free(&own.sched);
+    }
     xchg_scratch_release(ctx, mark);
     return rc;
 }

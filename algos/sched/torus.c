@@ -520,11 +520,18 @@ int xchg_torus_message(const xchg_torus_t *t, int step, int node, int port,
         nsrc = ring_sources(&t->ring[dim], s, a, port < 2 ? 1 : -1, src);
         for (int i = 0; i < nsrc; i++) {
             /* the targets beyond the node in the port's direction, at most half the ring from
-             * the bundle's start (shortest paths) */
+             * the bundle's start (shortest paths): nearest first for the bundles that started
+             * at the node's own sub-ring position, farthest first for those that came over
+             * AR's stage 1 (and in stage 1 itself), so that what a node receives holds its own
+             * bundles at both ends and what it passes on in between, in the order of its next
+             * message (the plan receives that part in place) */
             int n = t->ring[dim].n, dir = port < 2 ? 1 : -1, start[2] = {at[0], at[1]};
+            int lo = mod((long)(a - src[i]) * dir, n) + 1, hi = n / 2;
+            int far_first = i == 1 || (s == 0 && n % 2 == 0 && n > 2);
             start[dim] = src[i] * stride + at[dim] % stride;
-            for (int ahead = mod((long)(a - src[i]) * dir, n) + 1; ahead <= n / 2; ahead++)
-                bundle(&m, dim, node_at(t, start), mod(src[i] + (long)dir * ahead, n), part);
+            for (int ahead = lo; ahead <= hi; ahead++)
+                bundle(&m, dim, node_at(t, start),
+                       mod(src[i] + (long)dir * (far_first ? hi + lo - ahead : ahead), n), part);
         }
     }
     if (peer)
@@ -889,10 +896,29 @@ long xchg_torus_units(const xchg_torus_t *t)
     return units;
 }
 
-/* ---- a node's plan ---- */
+/* ---- a node's plan ----
+ *
+ * The node's messages, in step order (in a step its sends in port order, then its receives in
+ * the order of xchg_torus_senders), and where each block of each message is. Every message is
+ * contiguous: a block that comes in and goes on later (a relayed block) should stay where it
+ * landed, so the planner lays the store out for that:
+ *   - a received message R whose relayed blocks all leave in one later send S, at positions of S
+ *     that keep R's order and spacing (S position = R position + d), is received inside S's
+ *     frame: the frame is S's buffer widened to cover R; R's blocks for the node are copied out
+ *     after R's step (they may sit where S packs its own blocks later, which is after R's step);
+ *     the attached receives of one frame do not overlap;
+ *   - a send S of one own block goes out of the send buffer, one whose blocks lie in order in
+ *     one received message's region goes out of there; any other S is packed into its frame
+ *     (own blocks from the send buffer, relayed ones from where they landed) before its step;
+ *   - a received message of one block for the node lands in the receive buffer; any other R
+ *     that is not in a frame gets a region of its own, alive until its last block leaves.
+ * Regions (frames and received messages' own) are placed in the store first-fit by their
+ * lifetimes: a region is written from its first receive (or its packing) and read until its
+ * send; two regions share units only when their lifetimes are apart, and a step never receives
+ * into units that it sends from or that another receive of the step uses. */
 
-/* Where the relayed blocks a node holds are: block key -> slot, open addressing with linear
- * probing (deletion shifts back, so no tombstones). */
+/* Block key -> index, open addressing with linear probing (deletion shifts back, so no
+ * tombstones). */
 typedef struct slot_map {
     int64_t *keys; /* -1: empty */
     int *slots;
@@ -982,135 +1008,493 @@ static int reserve(void **array, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-typedef struct plan_build {
-    const xchg_torus_t *t;
-    int node;
-    xchg_torus_plan_t *plan;
-    size_t nsends, nrecvs, nlocs, cap_sends, cap_recvs, cap_locs, cap_free;
-    int *free_slots;
-    size_t nfree;
-    slot_map_t map;
-    xchg_torus_block_t *blocks;
-    int max_blocks;
-} plan_build_t;
-
 static int64_t block_key(const xchg_torus_t *t, const xchg_torus_block_t *b)
 {
     return ((int64_t)b->origin * t->nodes + b->dest) * t->nparts + b->part;
 }
 
-/* One message of the plan: its transfer and the places of its blocks. Sends take relayed blocks
- * out of their slots; receives put blocks for the node in the receive buffer, others in slots.
- * -1 when memory is exhausted or the schedule is inconsistent. */
-static int plan_message(plan_build_t *pb, int send, int peer, int n, long *units)
-{
-    xchg_torus_plan_t *plan = pb->plan;
-    xchg_torus_xfer_t *xfer;
-    int all_final = 1;
+/* A message of the node while planning. */
+typedef struct pmsg {
+    int step, send, peer, part, n;
+    int first; /* its blocks: blocks[first .. first + n) */
+    /* a receive: the send its relayed blocks all go to (-1: none or several) and the offset of
+     * its positions there; attached: it lands in that send's frame */
+    int to, offset, attached;
+    /* a send: its frame's region (-1: none), where the send starts in it; or the receive it goes
+     * out of directly (-1: none) and at which position */
+    int region, base, from, from_pos;
+} pmsg_t;
 
-    if (send ? reserve((void **)&plan->sends, &pb->cap_sends, pb->nsends + 1, sizeof *xfer)
-             : reserve((void **)&plan->recvs, &pb->cap_recvs, pb->nrecvs + 1, sizeof *xfer))
-        return -1;
-    if (reserve((void **)&plan->locs, &pb->cap_locs, pb->nlocs + (size_t)n, sizeof *plan->locs) ||
-        reserve((void **)&pb->free_slots, &pb->cap_free, pb->nfree + (size_t)n, sizeof(int)))
-        return -1;
-    xfer = send ? &plan->sends[pb->nsends++] : &plan->recvs[pb->nrecvs++];
-    *xfer = (xchg_torus_xfer_t){peer, pb->blocks[0].part, n, pb->nlocs};
-    for (int i = 0; i < n; i++) {
-        const xchg_torus_block_t *b = &pb->blocks[i];
-        xchg_torus_loc_t *loc = &plan->locs[pb->nlocs++];
-        int64_t key = block_key(pb->t, b);
-        if (b->part != xfer->part)
-            return -1;
-        if (send && b->origin == pb->node) {
-            *loc = (xchg_torus_loc_t){XCHG_TORUS_AT_SEND, b->dest};
-        } else if (send) {
-            int slot = map_take(&pb->map, key);
-            if (slot < 0)
-                return -1; /* a block the node does not hold */
-            *loc = (xchg_torus_loc_t){XCHG_TORUS_AT_SLOT, slot};
-            pb->free_slots[pb->nfree++] = slot;
-        } else if (b->dest == pb->node) {
-            *loc = (xchg_torus_loc_t){XCHG_TORUS_AT_RECV, b->origin};
-        } else {
-            int slot = pb->nfree ? pb->free_slots[--pb->nfree] : plan->nslots++;
-            if (map_put(&pb->map, key, slot) != 0)
+/* A region of the store: units [at, at + len) from time start to time end (inclusive). Times:
+ * 3k packing of step k, 3k + 1 its exchange, 3k + 2 unpacking. */
+typedef struct region {
+    int start, end;
+    long len, at;
+} region_t;
+
+typedef struct planner {
+    const xchg_torus_t *t;
+    int node;
+    pmsg_t *msgs;
+    size_t nmsgs, cap_msgs;
+    xchg_torus_block_t *blocks;
+    size_t nblocks, cap_blocks;
+    int *link;         /* per block: a relayed block's place in the other message (-1: none) */
+    region_t *regions; /* per region */
+    size_t nregions, cap_regions;
+    xchg_torus_copy_t *copies;
+    size_t ncopies, cap_copies;
+} planner_t;
+
+/* Step k's messages into the planner: the node's sends, then its receives. */
+static int gather_step(planner_t *pl, int k, xchg_torus_block_t *buf, int max)
+{
+    const xchg_torus_t *t = pl->t;
+    int from[XCHG_TORUS_NPORTS], port[XCHG_TORUS_NPORTS], nsenders;
+
+    for (int pass = 0; pass < 2; pass++) {
+        nsenders = pass == 0 ? XCHG_TORUS_NPORTS : xchg_torus_senders(t, k, pl->node, from, port);
+        for (int i = 0; i < nsenders; i++) {
+            int peer, n = pass == 0
+                              ? xchg_torus_message(t, k, pl->node, i, buf, max, &peer, NULL)
+                              : xchg_torus_message(t, k, from[i], port[i], buf, max, &peer, NULL);
+            if (n < 0 || (pass == 1 && n > 0 && peer != pl->node))
                 return -1;
-            *loc = (xchg_torus_loc_t){XCHG_TORUS_AT_SLOT, slot};
-            all_final = 0;
+            if (n == 0)
+                continue;
+            if (reserve((void **)&pl->msgs, &pl->cap_msgs, pl->nmsgs + 1, sizeof *pl->msgs) ||
+                reserve((void **)&pl->blocks, &pl->cap_blocks, pl->nblocks + (size_t)n,
+                        sizeof *pl->blocks) ||
+                pl->nblocks + (size_t)n > INT_MAX)
+                return -1;
+            pl->msgs[pl->nmsgs++] = (pmsg_t){k,
+                                             pass == 0,
+                                             pass == 0 ? peer : from[i],
+                                             buf[0].part,
+                                             n,
+                                             (int)pl->nblocks,
+                                             -1,
+                                             0,
+                                             0,
+                                             -1,
+                                             0,
+                                             -1,
+                                             0};
+            for (int j = 0; j < n; j++) {
+                if (buf[j].part != buf[0].part)
+                    return -1;
+                pl->blocks[pl->nblocks++] = buf[j];
+            }
         }
     }
-    /* a single block goes out of (comes into) its place; more are packed (unpacked) */
-    if (send && n > 1)
-        plan->packed += n;
-    if (!send && (n > 1 || !all_final))
-        plan->unpacked += n;
-    *units += n;
     return 0;
 }
 
-/* Step k of the plan: the node's messages, then the ones it receives. */
-static int plan_step(plan_build_t *pb, int k)
+/* Link every relayed block's arrival to its departure; -1 when a send has a block the node does
+ * not hold or a received block never leaves. */
+static int link_blocks(planner_t *pl)
 {
-    const xchg_torus_t *t = pb->t;
-    xchg_torus_plan_t *plan = pb->plan;
-    int from[XCHG_TORUS_NPORTS], port[XCHG_TORUS_NPORTS], nsenders;
-    long sent = 0, received = 0;
+    slot_map_t map = {NULL, NULL, 0, 0};
+    int rc = 0;
+    for (size_t m = 0; m < pl->nmsgs && rc == 0; m++) {
+        const pmsg_t *msg = &pl->msgs[m];
+        for (int j = 0; j < msg->n && rc == 0; j++) {
+            int b = msg->first + j;
+            const xchg_torus_block_t *blk = &pl->blocks[b];
+            pl->link[b] = -1;
+            if (msg->send && blk->origin != pl->node) {
+                int arrived = map_take(&map, block_key(pl->t, blk));
+                if (arrived < 0) {
+                    rc = -1;
+                    break;
+                }
+                pl->link[b] = arrived;
+                pl->link[arrived] = b;
+            } else if (!msg->send && blk->dest != pl->node) {
+                rc = map_put(&map, block_key(pl->t, blk), b);
+            }
+        }
+    }
+    if (rc == 0 && map.used != 0)
+        rc = -1;
+    free(map.keys);
+    free(map.slots);
+    return rc;
+}
 
-    plan->send_first[k] = (int)pb->nsends;
-    for (int q = 0; q < XCHG_TORUS_NPORTS; q++) {
-        int peer,
-            n = xchg_torus_message(t, k, pb->node, q, pb->blocks, pb->max_blocks, &peer, NULL);
-        if (n < 0 || (n > 0 && plan_message(pb, 1, peer, n, &sent) != 0))
+/* When position j of receive m stops being needed if m lands in a frame: after the unpacking of
+ * its step (a block for the node), at the exchange of the send it goes on in (in place), or
+ * when that send is packed (another send). */
+static int frame_end(const planner_t *pl, const int *owner, int m, int j)
+{
+    const pmsg_t *r = &pl->msgs[m];
+    int b = r->first + j, s;
+    if (pl->link[b] < 0)
+        return 3 * r->step + 2;
+    s = owner[pl->link[b]];
+    return 3 * pl->msgs[s].step + (s == r->to ? 1 : 0);
+}
+
+static int overlap(int a0, int a1, int b0, int b1)
+{
+    return a0 <= b1 && b0 <= a1;
+}
+
+/* Can receive m (to and offset set) land in its send's frame next to the receives already
+ * there? Every frame position is used by one block at a time: send S's own positions are packed
+ * at 3 s and read at 3 s + 1; a receive's blocks are written at 3 r + 1 and read until
+ * frame_end. */
+static int fits_frame(const planner_t *pl, const int *owner, int m)
+{
+    const pmsg_t *r = &pl->msgs[m], *s = &pl->msgs[r->to];
+    for (int i = 0; i < r->n; i++) {
+        int pos = r->offset + i, b = r->first + i, w = 3 * r->step + 1;
+        int e = frame_end(pl, owner, m, i);
+        /* fed: the block S sends from here is this one or another receive's */
+        int fed = pos >= 0 && pos < s->n && pl->link[s->first + pos] == b;
+        for (size_t o = 0; o < pl->nmsgs; o++) {
+            const pmsg_t *other = &pl->msgs[o];
+            int at = pos - other->offset;
+            if (other->send || !other->attached || other->to != r->to || at < 0 || at >= other->n)
+                continue;
+            if (overlap(w, e, 3 * other->step + 1, frame_end(pl, owner, (int)o, at)))
+                return 0;
+            if (pos >= 0 && pos < s->n && pl->link[s->first + pos] == other->first + at)
+                fed = 1;
+        }
+        if (pos >= 0 && pos < s->n && !fed && overlap(w, e, 3 * s->step, 3 * s->step + 1))
+            return 0; /* S packs this position while the block is still here */
+    }
+    return 1;
+}
+
+/* The receives that land inside a send's frame (see the top of this section): each goes to the
+ * send that takes most of its relayed blocks, when those keep one offset and it fits. */
+static void attach_receives(planner_t *pl, const int *owner)
+{
+    for (size_t m = 0; m < pl->nmsgs; m++) {
+        pmsg_t *r = &pl->msgs[m];
+        int to = -1, most = 0, offset = 0, ok = 1;
+        if (r->send)
+            continue;
+        for (int j = 0; j < r->n; j++) {
+            int b = r->first + j, s, count = 0;
+            if (pl->link[b] < 0 || (s = owner[pl->link[b]]) == to)
+                continue;
+            for (int i = j; i < r->n; i++)
+                count += pl->link[r->first + i] >= 0 && owner[pl->link[r->first + i]] == s;
+            if (count > most) {
+                most = count;
+                to = s;
+                offset = pl->link[b] - pl->msgs[s].first - j;
+            }
+        }
+        if (to < 0)
+            continue;
+        for (int j = 0; j < r->n && ok; j++) {
+            int b = r->first + j;
+            if (pl->link[b] >= 0 && owner[pl->link[b]] == to &&
+                pl->link[b] - pl->msgs[to].first - j != offset)
+                ok = 0;
+        }
+        r->to = to;
+        r->offset = offset;
+        r->attached = ok && fits_frame(pl, owner, (int)m);
+    }
+}
+
+static int add_region(planner_t *pl, int start, int end, long len)
+{
+    if (reserve((void **)&pl->regions, &pl->cap_regions, pl->nregions + 1, sizeof *pl->regions))
+        return -1;
+    pl->regions[pl->nregions] = (region_t){start, end, len, 0};
+    return (int)pl->nregions++;
+}
+
+/* Frames, direct sends and the regions of received messages. */
+static int make_regions(planner_t *pl, const int *owner, int *recv_region)
+{
+    for (size_t m = 0; m < pl->nmsgs; m++) {
+        pmsg_t *s = &pl->msgs[m];
+        int lo = 0, hi = s->n, first = 3 * s->step, last = 3 * s->step + 1, attached = 0;
+        int from = -1, from_pos = 0;
+        if (!s->send)
+            continue;
+        for (size_t o = 0; o < pl->nmsgs; o++) {
+            const pmsg_t *r = &pl->msgs[o];
+            if (r->send || !r->attached || r->to != (int)m)
+                continue;
+            attached = 1;
+            lo = r->offset < lo ? r->offset : lo;
+            hi = r->offset + r->n > hi ? r->offset + r->n : hi;
+            first = 3 * r->step + 1 < first ? 3 * r->step + 1 : first;
+            for (int j = 0; j < r->n; j++) {
+                int e = frame_end(pl, owner, (int)o, j);
+                last = e > last ? e : last;
+            }
+        }
+        if (!attached) {
+            /* direct: one own block, or blocks in order in one received message */
+            for (int j = 0; j < s->n; j++) {
+                int b = s->first + j, arrived = pl->link[b];
+                int r = arrived < 0 ? -1 : owner[arrived];
+                if (j == 0 && r >= 0 && !pl->msgs[r].attached) {
+                    from = r;
+                    from_pos = arrived - pl->msgs[r].first;
+                } else if (r < 0 || r != from || arrived - pl->msgs[r].first != from_pos + j ||
+                           pl->msgs[r].attached) {
+                    from = -1;
+                    break;
+                }
+            }
+            if (from >= 0 || (s->n == 1 && pl->link[s->first] < 0)) {
+                s->from = from;
+                s->from_pos = from_pos;
+                continue;
+            }
+        }
+        s->base = -lo;
+        s->region = add_region(pl, first, last, hi - lo);
+        if (s->region < 0)
             return -1;
     }
-    plan->recv_first[k] = (int)pb->nrecvs;
-    nsenders = xchg_torus_senders(t, k, pb->node, from, port);
-    for (int i = 0; i < nsenders; i++) {
-        int peer,
-            n = xchg_torus_message(t, k, from[i], port[i], pb->blocks, pb->max_blocks, &peer, NULL);
-        if (n < 0 || (n > 0 && peer != pb->node))
-            return -1;
-        if (n > 0 && plan_message(pb, 0, from[i], n, &received) != 0)
+    for (size_t m = 0; m < pl->nmsgs; m++) {
+        const pmsg_t *r = &pl->msgs[m];
+        int end = 3 * r->step + 2;
+        recv_region[m] = -1;
+        if (r->send || r->attached || (r->n == 1 && pl->link[r->first] < 0))
+            continue;
+        for (int j = 0; j < r->n; j++) {
+            int b = r->first + j;
+            if (pl->link[b] >= 0) {
+                const pmsg_t *s = &pl->msgs[owner[pl->link[b]]];
+                int last = 3 * s->step + (s->from == (int)m ? 1 : 0);
+                end = last > end ? last : end;
+            }
+        }
+        recv_region[m] = add_region(pl, 3 * r->step + 1, end, r->n);
+        if (recv_region[m] < 0)
             return -1;
     }
-    plan->max_send_units = sent > plan->max_send_units ? sent : plan->max_send_units;
-    plan->max_recv_units = received > plan->max_recv_units ? received : plan->max_recv_units;
+    return 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const region_t *x = *(region_t *const *)a, *y = *(region_t *const *)b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static int by_at(const void *a, const void *b)
+{
+    const region_t *x = *(region_t *const *)a, *y = *(region_t *const *)b;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* First fit: every region at the lowest units free over its lifetime; returns the store's size
+ * in units, or -1 when memory is exhausted. */
+static long place_regions(planner_t *pl)
+{
+    size_t n = pl->nregions;
+    region_t **order = malloc((n + 1) * sizeof *order), **live = malloc((n + 1) * sizeof *live);
+    long size = 0;
+    if (!order || !live) {
+        free(order);
+        free(live);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        order[i] = &pl->regions[i];
+    qsort(order, n, sizeof *order, by_start);
+    for (size_t i = 0; i < n; i++) {
+        region_t *r = order[i];
+        size_t nlive = 0;
+        long at = 0;
+        for (size_t j = 0; j < i; j++)
+            if (order[j]->end >= r->start && order[j]->len > 0)
+                live[nlive++] = order[j];
+        qsort(live, nlive, sizeof *live, by_at);
+        for (size_t j = 0; j < nlive; j++) {
+            if (live[j]->at >= at + r->len)
+                break;
+            if (live[j]->at + live[j]->len > at)
+                at = live[j]->at + live[j]->len;
+        }
+        r->at = at;
+        size = at + r->len > size ? at + r->len : size;
+    }
+    free(order);
+    free(live);
+    return size;
+}
+
+/* Where position pos of message m is. */
+static xchg_torus_loc_t loc_of(const planner_t *pl, const int *recv_region, int m, int pos)
+{
+    const pmsg_t *msg = &pl->msgs[m];
+    const xchg_torus_block_t *blk = &pl->blocks[msg->first + pos];
+    if (msg->send) {
+        if (msg->region >= 0)
+            return (xchg_torus_loc_t){XCHG_TORUS_AT_STORE, (int)pl->regions[msg->region].at,
+                                      msg->base + pos};
+        if (msg->from >= 0)
+            return loc_of(pl, recv_region, msg->from, msg->from_pos + pos);
+        return (xchg_torus_loc_t){XCHG_TORUS_AT_SEND, blk->dest, 0};
+    }
+    if (msg->attached) {
+        const pmsg_t *s = &pl->msgs[msg->to];
+        return (xchg_torus_loc_t){XCHG_TORUS_AT_STORE, (int)pl->regions[s->region].at,
+                                  s->base + msg->offset + pos};
+    }
+    if (recv_region[m] < 0)
+        return (xchg_torus_loc_t){XCHG_TORUS_AT_RECV, blk->origin, 0};
+    return (xchg_torus_loc_t){XCHG_TORUS_AT_STORE, (int)pl->regions[recv_region[m]].at, pos};
+}
+
+/* A copy of one block; merged with the previous copy when both sides continue it. */
+static int add_copy(planner_t *pl, int part, xchg_torus_loc_t from, xchg_torus_loc_t to)
+{
+    if (pl->ncopies > 0) {
+        xchg_torus_copy_t *last = &pl->copies[pl->ncopies - 1];
+        int whole = pl->t->nparts == 1;
+        if (last->part == part && last->from.where == from.where && last->to.where == to.where &&
+            (from.where == XCHG_TORUS_AT_STORE
+                 ? from.index == last->from.index && from.pos == last->from.pos + last->nblocks
+                 : whole && from.index == last->from.index + last->nblocks) &&
+            (to.where == XCHG_TORUS_AT_STORE
+                 ? to.index == last->to.index && to.pos == last->to.pos + last->nblocks
+                 : whole && to.index == last->to.index + last->nblocks)) {
+            last->nblocks++;
+            return 0;
+        }
+    }
+    if (reserve((void **)&pl->copies, &pl->cap_copies, pl->ncopies + 1, sizeof *pl->copies))
+        return -1;
+    pl->copies[pl->ncopies++] = (xchg_torus_copy_t){part, 1, from, to};
+    return 0;
+}
+
+/* The plan from the laid-out messages: transfers, then the copies of every step. */
+static int emit_plan(planner_t *pl, const int *owner, const int *recv_region,
+                     xchg_torus_plan_t *plan, xchg_torus_copy_t **copies)
+{
+    size_t nsends = 0, nrecvs = 0, m = 0;
+    plan->sends = malloc((pl->nmsgs + 1) * sizeof *plan->sends);
+    plan->recvs = malloc((pl->nmsgs + 1) * sizeof *plan->recvs);
+    if (!plan->sends || !plan->recvs)
+        return -1;
+    for (int k = 0; k < plan->nsteps; k++) {
+        size_t first = m, end = m;
+        while (end < pl->nmsgs && pl->msgs[end].step == k)
+            end++;
+        plan->send_first[k] = (int)nsends;
+        plan->recv_first[k] = (int)nrecvs;
+        plan->pack_first[k] = (int)pl->ncopies;
+        /* sends (packing the frames), then receives */
+        for (m = first; m < end; m++) {
+            const pmsg_t *msg = &pl->msgs[m];
+            xchg_torus_xfer_t x = {msg->peer, msg->part, msg->n,
+                                   loc_of(pl, recv_region, (int)m, 0)};
+            if (!msg->send) {
+                plan->recvs[nrecvs++] = x;
+                continue;
+            }
+            plan->sends[nsends++] = x;
+            for (int j = 0; msg->region >= 0 && j < msg->n; j++) {
+                int arrived = pl->link[msg->first + j], r = -1;
+                if (arrived >= 0 && pl->msgs[r = owner[arrived]].attached &&
+                    pl->msgs[r].to == (int)m)
+                    continue; /* landed in place */
+                if (add_copy(pl, msg->part,
+                             arrived < 0 ? (xchg_torus_loc_t){XCHG_TORUS_AT_SEND,
+                                                              pl->blocks[msg->first + j].dest, 0}
+                                         : loc_of(pl, recv_region, r, arrived - pl->msgs[r].first),
+                             loc_of(pl, recv_region, (int)m, j)) != 0)
+                    return -1;
+                plan->packed++;
+            }
+        }
+        plan->unpack_first[k] = (int)pl->ncopies;
+        for (m = first; m < end; m++) {
+            const pmsg_t *msg = &pl->msgs[m];
+            if (msg->send || (!msg->attached && recv_region[m] < 0))
+                continue;
+            for (int j = 0; j < msg->n; j++) {
+                const xchg_torus_block_t *blk = &pl->blocks[msg->first + j];
+                if (pl->link[msg->first + j] >= 0)
+                    continue;
+                if (add_copy(pl, msg->part, loc_of(pl, recv_region, (int)m, j),
+                             (xchg_torus_loc_t){XCHG_TORUS_AT_RECV, blk->origin, 0}) != 0)
+                    return -1;
+                plan->unpacked++;
+            }
+        }
+        m = end;
+    }
+    plan->send_first[plan->nsteps] = (int)nsends;
+    plan->recv_first[plan->nsteps] = (int)nrecvs;
+    plan->pack_first[plan->nsteps] = (int)pl->ncopies;
+    plan->unpack_first[plan->nsteps] = (int)pl->ncopies;
+    *copies = pl->copies;
+    pl->copies = NULL;
     return 0;
 }
 
 int xchg_torus_plan_init(const xchg_torus_t *t, int node, xchg_torus_plan_t *plan)
 {
-    plan_build_t pb;
-    long most = 1;
-    int rc = 0;
+    planner_t pl;
+    long most = 1, store;
+    int rc = 0, max_blocks, *owner = NULL, *recv_region = NULL;
+    xchg_torus_block_t *buf;
 
     memset(plan, 0, sizeof *plan);
-    memset(&pb, 0, sizeof pb);
+    memset(&pl, 0, sizeof pl);
+    pl.t = t;
+    pl.node = node;
     for (int k = 0; k < t->nsteps; k++)
         most = t->step_units[k] > most ? t->step_units[k] : most;
-    pb.t = t;
-    pb.node = node;
-    pb.plan = plan;
-    pb.max_blocks = most > INT_MAX ? INT_MAX : (int)most;
-    pb.blocks = malloc((size_t)pb.max_blocks * sizeof *pb.blocks);
+    max_blocks = most > INT_MAX ? INT_MAX : (int)most;
+    buf = malloc((size_t)max_blocks * sizeof *buf);
     plan->nsteps = t->nsteps;
     plan->send_first = malloc(((size_t)t->nsteps + 1) * sizeof(int));
     plan->recv_first = malloc(((size_t)t->nsteps + 1) * sizeof(int));
-    if (!pb.blocks || !plan->send_first || !plan->recv_first)
+    plan->pack_first = malloc(((size_t)t->nsteps + 1) * sizeof(int));
+    plan->unpack_first = malloc(((size_t)t->nsteps + 1) * sizeof(int));
+    if (!buf || !plan->send_first || !plan->recv_first || !plan->pack_first || !plan->unpack_first)
         rc = -1;
     for (int k = 0; k < t->nsteps && rc == 0; k++)
-        rc = plan_step(&pb, k);
+        rc = gather_step(&pl, k, buf, max_blocks);
     if (rc == 0) {
-        plan->send_first[t->nsteps] = (int)pb.nsends;
-        plan->recv_first[t->nsteps] = (int)pb.nrecvs;
-        if (pb.map.used != 0)
-            rc = -1; /* blocks left in the relay store */
+        pl.link = malloc((pl.nblocks + 1) * sizeof *pl.link);
+        owner = malloc((pl.nblocks + 1) * sizeof *owner);
+        recv_region = malloc((pl.nmsgs + 1) * sizeof *recv_region);
+        rc = pl.link && owner && recv_region ? 0 : -1;
     }
-    free(pb.blocks);
-    free(pb.free_slots);
-    free(pb.map.keys);
-    free(pb.map.slots);
+    for (size_t m = 0; m < pl.nmsgs && rc == 0; m++)
+        for (int j = 0; j < pl.msgs[m].n; j++)
+            owner[pl.msgs[m].first + j] = (int)m;
+    if (rc == 0)
+        rc = link_blocks(&pl);
+    if (rc == 0) {
+        attach_receives(&pl, owner);
+        rc = make_regions(&pl, owner, recv_region);
+    }
+    if (rc == 0 && ((store = place_regions(&pl)) < 0 || store > INT_MAX))
+        rc = -1;
+    if (rc == 0) {
+        plan->store_units = (int)store;
+        rc = emit_plan(&pl, owner, recv_region, plan, &plan->copies);
+    }
+    free(buf);
+    free(owner);
+    free(recv_region);
+    free(pl.msgs);
+    free(pl.blocks);
+    free(pl.link);
+    free(pl.regions);
+    free(pl.copies);
     if (rc != 0)
         xchg_torus_plan_free(plan);
     return rc;
@@ -1120,9 +1504,11 @@ void xchg_torus_plan_free(xchg_torus_plan_t *plan)
 {
     free(plan->send_first);
     free(plan->recv_first);
+    free(plan->pack_first);
+    free(plan->unpack_first);
     free(plan->sends);
     free(plan->recvs);
-    free(plan->locs);
+    free(plan->copies);
     memset(plan, 0, sizeof *plan);
 }
 

@@ -73,7 +73,13 @@
  *     at 16 (3x16: 16 against 10).
  *
  * Pure code: no MPI. Memory: xchg_torus_init allocates O(r + c) (freed by xchg_torus_free);
- * a plan O(blocks the node sends and receives).
+ * a plan O(blocks the node sends and receives), and its store (the node's buffer for messages
+ * and relayed blocks) takes plan.store_units units: under 2 r c on rings, 1.6 (4x4) to 3.9
+ * (16x16) r c on AT2 tori, at most 4.25 r c in every shape the unit test runs (16x20: 4.06).
+ * A plan receives a relayed block where its next message sends it from (torus.c, "a node's
+ * plan"), so a node copies its own blocks into messages once, what arrives for it out of them
+ * once, and relayed blocks only where AT2's phases regroup them: under 2 r c copies per node
+ * on rings, 1.9 (4x4) to 3.6 (16x16) on AT2 tori (the paper counts 3 r c, one per phase).
  */
 #ifndef XCHG_SCHED_TORUS_H
 #define XCHG_SCHED_TORUS_H
@@ -166,33 +172,44 @@ int xchg_torus_message(const xchg_torus_t *t, int step, int node, int port,
  * from one node). Returns how many; some may turn out empty. */
 int xchg_torus_senders(const xchg_torus_t *t, int step, int node, int *from, int *port);
 
-/* A node's plan: what it sends and receives in every step, and where every block is. */
-enum { XCHG_TORUS_AT_SEND = 0, XCHG_TORUS_AT_RECV, XCHG_TORUS_AT_SLOT };
+/* A node's plan: what it sends and receives in every step, where every message is, and the
+ * local copies around each step (the plan's section of torus.c says how it lays them out). */
+enum { XCHG_TORUS_AT_SEND = 0, XCHG_TORUS_AT_RECV, XCHG_TORUS_AT_STORE };
 typedef struct xchg_torus_loc {
     int where; /* XCHG_TORUS_AT_SEND: the send buffer's block `index` (a destination);
-                  _AT_RECV: the receive buffer's block `index` (an origin); _AT_SLOT: a slot of
-                  the node's relay store */
+                  _AT_RECV: the receive buffer's block `index` (an origin); _AT_STORE: the
+                  node's store, `pos` blocks (of the part's size) after unit `index` */
     int index;
+    int pos;
 } xchg_torus_loc_t;
 
 typedef struct xchg_torus_xfer {
     int peer;
     int part;
     int nblocks;
-    size_t first; /* its blocks' places: locs[first .. first + nblocks) */
+    xchg_torus_loc_t at; /* its first block; the others follow it (a message is contiguous) */
 } xchg_torus_xfer_t;
+
+/* nblocks blocks (of the part's size) from `from` to `to`, consecutive on both sides (in a
+ * buffer only when a block is one part: t->nparts = 1). */
+typedef struct xchg_torus_copy {
+    int part;
+    int nblocks;
+    xchg_torus_loc_t from, to;
+} xchg_torus_copy_t;
 
 typedef struct xchg_torus_plan {
     int nsteps;
-    int *send_first, *recv_first; /* [nsteps + 1]: step k's transfers are sends[send_first[k] ..
-                                     send_first[k+1]), in port order; likewise recvs */
+    int *send_first, *recv_first;   /* [nsteps + 1]: step k's transfers are sends[send_first[k] ..
+                                       send_first[k+1]), in port order; likewise recvs */
+    int *pack_first, *unpack_first; /* [nsteps + 1]: step k's copies before its exchange are
+                                       copies[pack_first[k] .. unpack_first[k]), after it
+                                       copies[unpack_first[k] .. pack_first[k+1]) */
     xchg_torus_xfer_t *sends, *recvs;
-    xchg_torus_loc_t *locs;
-    int nslots;            /* slots of the relay store */
-    long max_send_units;   /* most units one step sends (summed over its messages) */
-    long max_recv_units;   /* most units one step receives */
-    long packed, unpacked; /* units copied into and out of message buffers (the copies the
-                              algorithm makes besides the block to self) */
+    xchg_torus_copy_t *copies;
+    int store_units;       /* size of the store in units (a block; a part for SPLIT) */
+    long packed, unpacked; /* blocks copied into messages and out of them to the receive buffer
+                              (the copies the algorithm makes besides the block to self) */
 } xchg_torus_plan_t;
 
 /* The plan of node; 0 on success, -1 when memory is exhausted. */

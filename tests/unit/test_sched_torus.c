@@ -15,7 +15,13 @@
  * exactly the blocks of every message, each once, with its peer and hops.
  * Every node's plan is then run in one process on blocks that carry their own names: every
  * block lands once in its place of the receive buffer, the relay store is empty at the end, and
- * the plan's receives match the senders' messages in the order MPI would match them.
+ * the plan's receives match the senders' messages in the order MPI would match them. The plans
+ * run on a simulated store per node, with their packing before and unpacking after every step
+ * as the algorithm does them (so a block that a layout overwrote too early arrives wrong), and
+ * no step may receive into store units that it sends from or receives into twice (MPI forbids
+ * it). Every shape's copies are counted: a block for a node is copied out of a message at most
+ * once, a ring copies only its own blocks into messages (relays are received in place), the
+ * paper's tori copy at most 4 r c blocks per node (its 3 rearrangements and the delivery).
  *
  * The paper's figures: rings p = 4 .. 64 (even) take p/2 steps and ceil(p^2/8) blocks (Lemma 2);
  * tori r, c in {4, 8, 12, 16} (r <= c, and r > c transposed) c/2 + 2 steps and r c^2/8 blocks
@@ -35,7 +41,7 @@
 #include <string.h>
 
 #include "../../algos/sched/torus.h"
-#include "../../shim/shim.h"
+#include "../../tuning/registry.h"
 #include "../../tuning/cost.h"
 
 #include "unit.h"
@@ -184,15 +190,117 @@ static void check_messages(const xchg_torus_t *t, const char *name, const seen_t
     free(stamp);
 }
 
-/* Run every node's plan on named blocks; every block must land once in its place. */
+/* The key a plan location holds at node (its t-th block on), or -2 where a buffer side steps
+ * over parts; *unit gets the store unit (-1 elsewhere). Blocks are simulated as even, so a
+ * part is one unit of the store. */
+static int64_t *at_loc(const xchg_torus_t *t, int64_t *store, int64_t *recv, int node,
+                       xchg_torus_loc_t loc, int part, int nth, long store_units, long *unit)
+{
+    *unit = -1;
+    if (loc.where == XCHG_TORUS_AT_STORE) {
+        long u = (long)loc.index + loc.pos + nth;
+        if (loc.index < 0 || loc.pos < 0 || u >= store_units)
+            return NULL;
+        *unit = u;
+        return &store[u];
+    }
+    if (loc.where == XCHG_TORUS_AT_RECV && (nth == 0 || t->nparts == 1) && loc.index + nth >= 0 &&
+        loc.index + nth < t->nodes)
+        return &recv[((size_t)node * t->nodes + (size_t)(loc.index + nth)) * t->nparts + part];
+    return NULL;
+}
+
+/* The value at a send-side location: the send buffer's blocks are their own keys. */
+static int64_t read_loc(const xchg_torus_t *t, int64_t *store, int node, xchg_torus_loc_t loc,
+                        int part, int nth, long store_units)
+{
+    long unit;
+    int64_t *cell;
+    if (loc.where == XCHG_TORUS_AT_SEND)
+        return (nth == 0 || t->nparts == 1) && loc.index + nth >= 0 && loc.index + nth < t->nodes
+                   ? key_of(t, node, loc.index + nth, part)
+                   : -2;
+    cell = loc.where == XCHG_TORUS_AT_STORE
+               ? at_loc(t, store, NULL, node, loc, part, nth, store_units, &unit)
+               : NULL;
+    return cell ? *cell : -2;
+}
+
+/* One copy into the store or the receive buffer: what lands in the receive buffer must be the
+ * block for that place, and land there once. Returns 0 when every check passed. */
+static int write_loc(const xchg_torus_t *t, int64_t *store, int64_t *recv, int node,
+                     xchg_torus_loc_t loc, int part, int nth, long store_units, int64_t value,
+                     const char *name, int step)
+{
+    long unit;
+    int64_t *cell = at_loc(t, store, recv, node, loc, part, nth, store_units, &unit);
+    if (!cell) {
+        CHECK(0, "%s: step %d: node %d writes outside its buffers (where %d, index %d, pos %d)",
+              name, step, node, loc.where, loc.index, loc.pos + nth);
+        return -1;
+    }
+    if (loc.where == XCHG_TORUS_AT_RECV) {
+        int64_t want = key_of(t, loc.index + nth, node, part);
+        CHECK(value == want && *cell == -1, "%s: step %d: node %d receives %lld for %lld", name,
+              step, node, (long long)value, (long long)want);
+        if (value != want || *cell != -1)
+            return -1;
+    }
+    *cell = value;
+    return 0;
+}
+
+/* Node's copies [first, end) of a step. */
+static int run_copies(const xchg_torus_t *t, const xchg_torus_plan_t *pl, int first, int end,
+                      int64_t *store, int64_t *recv, int node, const char *name, int step)
+{
+    for (int c = first; c < end; c++) {
+        const xchg_torus_copy_t *cp = &pl->copies[c];
+        for (int j = 0; j < cp->nblocks; j++) {
+            int64_t v = read_loc(t, store, node, cp->from, cp->part, j, pl->store_units);
+            if (v < 0) {
+                CHECK(0, "%s: step %d: node %d copies from an empty or invalid place", name, step,
+                      node);
+                return -1;
+            }
+            if (write_loc(t, store, recv, node, cp->to, cp->part, j, pl->store_units, v, name,
+                          step) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Marks units [at, at + n) of a step's use (1 sent from, 2 received into); -1 when a receive
+ * meets another use (MPI forbids it). */
+static int mark_units(char *used, xchg_torus_loc_t loc, int n, long store_units, char how)
+{
+    if (loc.where != XCHG_TORUS_AT_STORE)
+        return 0;
+    for (long u = (long)loc.index + loc.pos; u < (long)loc.index + loc.pos + n; u++) {
+        if (u < 0 || u >= store_units)
+            return -1;
+        if (how == 2 && used[u])
+            return -1;
+        if (how == 1 && used[u] == 2)
+            return -1;
+        used[u] = how > used[u] ? how : used[u];
+    }
+    return 0;
+}
+
+/* Run every node's plan on named blocks: packing, messages and unpacking as the algorithm runs
+ * them, on a store per node. Every block must land once in its place of the receive buffer, and
+ * no step may receive into units it sends from or receives into twice. */
 static void run_plans(const xchg_torus_t *t, const char *name)
 {
     int p = t->nodes, parts = t->nparts, ok = 1;
     xchg_torus_plan_t *plans = calloc((size_t)p, sizeof *plans);
-    int64_t **slots = calloc((size_t)p, sizeof *slots), *recv = NULL, **out = NULL;
+    int64_t **store = calloc((size_t)p, sizeof *store), *recv = NULL, **out = NULL;
+    char **used = calloc((size_t)p, sizeof *used);
     int *cursor = calloc((size_t)p * p, sizeof *cursor);
 
-    if (!plans || !slots || !cursor) {
+    if (!plans || !store || !used || !cursor) {
         CHECK(0, "%s: out of memory", name);
         goto out;
     }
@@ -209,25 +317,32 @@ static void run_plans(const xchg_torus_t *t, const char *name)
             CHECK(0, "%s: no plan for node %d", name, node);
             goto out;
         }
-        slots[node] = malloc(((size_t)plans[node].nslots + 1) * sizeof **slots);
-        if (!slots[node]) {
+        store[node] = malloc(((size_t)plans[node].store_units + 1) * sizeof **store);
+        used[node] = malloc((size_t)plans[node].store_units + 1);
+        if (!store[node] || !used[node]) {
             CHECK(0, "%s: out of memory", name);
             goto out;
         }
+        for (int u = 0; u < plans[node].store_units; u++)
+            store[node][u] = -3; /* never written */
     }
     for (int k = 0; k < t->nsteps && ok; k++) {
-        /* every node packs its messages (before anything arrives) */
-        for (int node = 0; node < p; node++) {
+        /* every node packs and sends (before anything arrives) */
+        for (int node = 0; node < p && ok; node++) {
             const xchg_torus_plan_t *pl = &plans[node];
+            memset(used[node], 0, (size_t)pl->store_units + 1);
+            if (run_copies(t, pl, pl->pack_first[k], pl->unpack_first[k], store[node], recv, node,
+                           name, k) != 0) {
+                ok = 0;
+                break;
+            }
             for (int i = pl->send_first[k]; i < pl->send_first[k + 1]; i++) {
                 const xchg_torus_xfer_t *x = &pl->sends[i];
                 int64_t *msg = malloc((size_t)x->nblocks * sizeof *msg);
-                for (int b = 0; msg && b < x->nblocks; b++) {
-                    const xchg_torus_loc_t *loc = &pl->locs[x->first + (size_t)b];
-                    msg[b] = loc->where == XCHG_TORUS_AT_SEND ? key_of(t, node, loc->index, x->part)
-                             : loc->where == XCHG_TORUS_AT_SLOT ? slots[node][loc->index]
-                                                                : -2;
-                }
+                CHECK(msg && mark_units(used[node], x->at, x->nblocks, pl->store_units, 1) == 0,
+                      "%s: step %d: node %d sends from outside its store", name, k, node);
+                for (int b = 0; msg && b < x->nblocks; b++)
+                    msg[b] = read_loc(t, store[node], node, x->at, x->part, b, pl->store_units);
                 out[(size_t)node * XCHG_TORUS_NPORTS + (size_t)(i - pl->send_first[k])] = msg;
             }
         }
@@ -251,22 +366,29 @@ static void run_plans(const xchg_torus_t *t, const char *name)
                     ok = 0;
                     break;
                 }
+                if (mark_units(used[node], x->at, x->nblocks, pl->store_units, 2) != 0) {
+                    CHECK(0, "%s: step %d: node %d receives into units the step also uses", name, k,
+                          node);
+                    ok = 0;
+                    break;
+                }
                 const int64_t *msg = out[(size_t)x->peer * XCHG_TORUS_NPORTS +
                                          (size_t)(match - from->send_first[k])];
-                for (int b = 0; b < x->nblocks; b++) {
-                    const xchg_torus_loc_t *loc = &pl->locs[x->first + (size_t)b];
-                    if (loc->where == XCHG_TORUS_AT_SLOT) {
-                        slots[node][loc->index] = msg[b];
-                        continue;
+                for (int b = 0; b < x->nblocks && ok; b++)
+                    if (msg[b] < 0 || write_loc(t, store[node], recv, node, x->at, x->part, b,
+                                                pl->store_units, msg[b], name, k) != 0) {
+                        CHECK(0, "%s: step %d: node %d: block %d of the message from %d (%lld)",
+                              name, k, node, b, x->peer, (long long)msg[b]);
+                        ok = 0;
                     }
-                    int64_t want = key_of(t, loc->index, node, x->part);
-                    int64_t *place = &recv[((size_t)node * p + loc->index) * parts + x->part];
-                    CHECK(loc->where == XCHG_TORUS_AT_RECV && msg[b] == want && *place == -1,
-                          "%s: step %d: node %d receives %lld for %lld (place %d)", name, k, node,
-                          (long long)msg[b], (long long)want, loc->index);
-                    *place = msg[b];
-                }
             }
+        }
+        /* every node unpacks what is its own */
+        for (int node = 0; node < p && ok; node++) {
+            const xchg_torus_plan_t *pl = &plans[node];
+            if (run_copies(t, pl, pl->unpack_first[k], pl->pack_first[k + 1], store[node], recv,
+                           node, name, k) != 0)
+                ok = 0;
         }
         for (int i = 0; i < p * XCHG_TORUS_NPORTS; i++) {
             free(out[i]);
@@ -279,16 +401,48 @@ static void run_plans(const xchg_torus_t *t, const char *name)
                 CHECK(recv[((size_t)node * p + o) * parts + part] == key_of(t, o, node, part),
                       "%s: node %d never received part %d from %d", name, node, part, o);
 out:
-    for (int node = 0; plans && slots && node < p; node++) {
+    for (int node = 0; plans && store && used && node < p; node++) {
         xchg_torus_plan_free(&plans[node]);
-        free(slots[node]);
+        free(store[node]);
+        free(used[node]);
     }
     free(plans);
-    free(slots);
+    free(store);
+    free(used);
     free(recv);
     free(out);
     free(cursor);
 }
+
+/* The copies of every node's plan (the counts the plans declare, which run_plans executes):
+ * a block for the node is copied out of a message at most once; on a ring only the node's own
+ * blocks are copied into messages (relayed blocks are received where they leave from); the
+ * store holds at most 4.25 r c units (16x20: 4.06). Returns the copies per node in units of r c
+ * blocks. */
+static double check_copies(const xchg_torus_t *t, const char *name)
+{
+    long total = 0, rc_units = (long)t->nodes * t->nparts;
+    for (int node = 0; node < t->nodes; node++) {
+        xchg_torus_plan_t pl;
+        if (xchg_torus_plan_init(t, node, &pl) != 0) {
+            CHECK(0, "%s: no plan for node %d", name, node);
+            return -1;
+        }
+        CHECK(pl.unpacked <= rc_units - t->nparts, "%s: node %d unpacks %ld blocks", name, node,
+              pl.unpacked);
+        CHECK(t->kind != XCHG_TORUS_RING || pl.packed <= t->nodes - 1,
+              "%s: node %d packs %ld blocks, more than its own %d", name, node, pl.packed,
+              t->nodes - 1);
+        CHECK(pl.store_units <= 17 * rc_units / 4,
+              "%s: node %d's store of %d units is above 4.25 r c", name, node, pl.store_units);
+        total += pl.packed + pl.unpacked;
+        xchg_torus_plan_free(&pl);
+    }
+    return (double)total / t->nodes / rc_units;
+}
+
+/* check_shape's copies per node, in r c blocks (check_copies) */
+static double t_copies;
 
 /* Everything about one shape; returns its transmission in blocks (parts count half). */
 static double check_shape(int rows, int cols, int run, xchg_torus_t *t)
@@ -304,6 +458,7 @@ static double check_shape(int rows, int cols, int run, xchg_torus_t *t)
         check_messages(t, name, &seen);
         if (run)
             run_plans(t, name);
+        t_copies = check_copies(t, name);
     }
     free(seen.units);
     free(seen.msgs);
@@ -360,6 +515,12 @@ static void paper_shapes(void)
                       "torus %dx%d: %d steps, the paper says %d", rows, cols, t.nsteps, c / 2 + 2);
                 CHECK(blocks == (double)r * c * c / 8, "torus %dx%d: %.1f blocks, Lemma 4 says %d",
                       rows, cols, blocks, r * c * c / 8);
+                /* the paper's 3 rearrangements of r c blocks, and the copies out to the receive
+                 * buffer: at most 4 r c */
+                CHECK(t_copies <= 4, "torus %dx%d: %.2f r c copies per node", rows, cols, t_copies);
+                printf("test_sched_torus: torus %dx%d: %.2f r c local copies per node (the paper: "
+                       "3)\n",
+                       rows, cols, t_copies);
                 xchg_torus_free(&t);
             }
 }
