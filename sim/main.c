@@ -13,7 +13,10 @@
  * does, and checks the agreed values; its time is printed apart (the models do not charge it).
  *
  * The sweep: every registered algorithm that the model can price (not native) over a list of
- * p and block sizes on each network, one CSV line per run (scripts/sim.sh draws the plots).
+ * p and block sizes on each network (flat; nodes of 8 ranks; the most square torus), with the
+ * model's parameters and, where k is a key, with one port (k=1), one CSV line per run
+ * (scripts/sim.sh draws the plots). Two-level constants not given default to 10 beta, 10 tau
+ * and inject 1; alltoallv runs without carried statistics (the models do not charge them).
  *
  * Exit status: 0 all runs verified; 1 a wrong byte, a wrong agreed value, an algorithm's error
  * code or a simulator error (size mismatch, deadlock); 2 bad arguments.
@@ -62,7 +65,8 @@ static void usage(FILE *out)
             "usage: xchg-sim COLL ALGO[:KEY=VALUE,...] p=N bytes=B [options]\n"
             "       xchg-sim --sweep [--sweep-p LIST] [--sweep-bytes LIST] [options]\n"
             "  COLL alltoall | allgather | alltoallv; ALGO a registered algorithm or auto\n"
-            "  --net flat | nodes=S1,S2,... (ranks per node, consecutive) | torus=RxC | torus=P\n"
+            "  --net flat | nodes=S1,S2,... (ranks per node, consecutive; S*N: N nodes of S)\n"
+            "        | torus=RxC | torus=P (a ring)\n"
             "  --beta S --tau S --rho S --port-share X --beta-inter S --tau-inter S --inject N\n"
             "  --workload uniform|hrel:h=H|ggroup:g=G,t=T[,h=H]   (alltoallv; default uniform)\n"
             "  --inplace (allgather)  --no-carry (alltoallv: no statistics carried)\n"
@@ -131,17 +135,26 @@ static void parse_net(options_t *o, const char *v)
         o->net.kind = SIM_NET_NODES;
         o->nnodes_given = 0;
         free(o->node_sizes);
-        o->node_sizes = malloc((strlen(s) / 2 + 1) * sizeof *o->node_sizes);
+        o->node_sizes = malloc(sizeof *o->node_sizes);
         while (o->node_sizes) {
             char *end;
-            long n = strtol(s, &end, 10);
-            if (end == s || n < 1 || n > MAX_P || (*end && *end != ','))
-                die("--net %s: node sizes must be integers >= 1 separated by commas%s", v, "");
-            o->node_sizes[o->nnodes_given++] = (int)n;
+            long n = strtol(s, &end, 10), times = 1;
+            if (*end == '*' && end[1] != '\0') /* S*N: N nodes of S ranks */
+                times = strtol(end + 1, &end, 10);
+            if (end == s || n < 1 || n > MAX_P || times < 1 || times > MAX_P ||
+                (*end && *end != ','))
+                die("--net %s: node sizes must be integers >= 1 (S*N for N nodes of S) separated "
+                    "by commas%s",
+                    v, "");
+            o->node_sizes = realloc(o->node_sizes, (size_t)(o->nnodes_given + times) * sizeof(int));
+            for (long t = 0; t < times && o->node_sizes; t++)
+                o->node_sizes[o->nnodes_given++] = (int)n;
             if (!*end)
                 break;
             s = end + 1;
         }
+        if (!o->node_sizes)
+            die("--net %s: out of memory%s", v, "");
     } else if (strncmp(v, "torus=", 6) == 0) {
         o->net.kind = SIM_NET_TORUS;
         if (parse_shape(v + 6, &o->net.rows, &o->net.cols) != 0)
@@ -487,9 +500,20 @@ static const char *net_text(const sim_net_t *net, const options_t *o, char *out,
     else if (net->kind == SIM_NET_TORUS)
         snprintf(out, len, "torus=%dx%d", net->rows, net->cols);
     else {
+        /* runs of equal sizes as S*N; ';' between them (the CSV is comma separated) */
         size_t used = (size_t)snprintf(out, len, "nodes=");
-        for (int i = 0; i < o->nnodes_given && used < len; i++)
-            used += (size_t)snprintf(out + used, len - used, "%s%d", i ? ";" : "", o->node_sizes[i]);
+        for (int i = 0; i < o->nnodes_given && used < len;) {
+            int j = i;
+            while (j < o->nnodes_given && o->node_sizes[j] == o->node_sizes[i])
+                j++;
+            if (j - i > 1)
+                used += (size_t)snprintf(out + used, len - used, "%s%d*%d", i ? ";" : "",
+                                         o->node_sizes[i], j - i);
+            else
+                used += (size_t)snprintf(out + used, len - used, "%s%d", i ? ";" : "",
+                                         o->node_sizes[i]);
+            i = j;
+        }
     }
     return out;
 }
@@ -503,11 +527,12 @@ static long maxrss_kb(void)
 
 static void print_csv_header(void)
 {
-    printf("coll,algo,params,p,bytes,net,workload,sim_s,model_s,model_over_sim,rounds_max,"
+    printf("coll,spec,algo,params,p,bytes,net,workload,sim_s,model_s,model_over_sim,rounds_max,"
            "rounds_min,sent_max_bytes,messages,agree_s,wall_s,maxrss_kb\n");
 }
 
-static void print_result(const options_t *o, int p, size_t bytes, const result_t *r)
+static void print_result(const options_t *o, const char *spec, int p, size_t bytes,
+                         const result_t *r)
 {
     char params[128], net[256], wl[96] = "";
     double ratio = r->t.coll > 0 ? r->model / r->t.coll : (r->model == 0 ? 1.0 : INFINITY);
@@ -516,8 +541,10 @@ static void print_result(const options_t *o, int p, size_t bytes, const result_t
     if (o->coll == XCHG_ALLTOALLV)
         xchg_workload_format(&o->wl, wl, sizeof wl);
     if (o->csv) {
-        printf("%s,%s,%s,%d,%zu,%s,%s,%.6e,%.6e,%.4f,%d,%d,%llu,%llu,%.6e,%.3f,%ld\n",
-               xchg_coll_name(o->coll), r->algo->name, params, p, bytes, net, wl, r->t.coll,
+        for (char *c = params; *c; c++)
+            *c = *c == ',' ? ';' : *c; /* one CSV field */
+        printf("%s,%s,%s,%s,%d,%zu,%s,%s,%.6e,%.6e,%.4f,%d,%d,%llu,%llu,%.6e,%.3f,%ld\n",
+               xchg_coll_name(o->coll), spec, r->algo->name, params, p, bytes, net, wl, r->t.coll,
                r->model, ratio, r->t.rounds_max, r->t.rounds_min,
                (unsigned long long)r->t.sent_max, (unsigned long long)r->messages, r->t.agree,
                r->wall, maxrss_kb());
@@ -612,11 +639,18 @@ static int sweep(options_t *o, const long *plist, int np, const long *blist, int
                                     xchg_coll_name(colls[c]), algo->name, p, blist[j]);
                             continue;
                         }
-                        st = run_one(o, p, (size_t)blist[j], algo->name, &res);
-                        if (st == 0)
-                            print_result(o, p, (size_t)blist[j], &res);
-                        else
-                            failures++;
+                        for (int v = 0; v < 2; v++) {
+                            /* the model's parameters, and one port (k=1) where k is a key */
+                            char spec[64];
+                            if (v == 1 && !xchg_algo_has_key(algo, "k"))
+                                break;
+                            snprintf(spec, sizeof spec, "%s%s", algo->name, v ? ":k=1" : "");
+                            st = run_one(o, p, (size_t)blist[j], spec, &res);
+                            if (st == 0)
+                                print_result(o, spec, p, (size_t)blist[j], &res);
+                            else
+                                failures++;
+                        }
                         fflush(stdout);
                     }
             }
@@ -731,6 +765,7 @@ int main(int argc, char **argv)
             o.net.machine.tau_inter = 10 * o.net.machine.tau;
         if (o.net.machine.inject == 0)
             o.net.machine.inject = 1;
+        o.no_carry = 1;
         return sweep(&o, plist, np, blist, nb);
     }
     if (!coll_name || !o.spec) {
@@ -773,7 +808,7 @@ int main(int argc, char **argv)
         print_csv_header();
     status = run_one(&o, p, o.bytes, o.spec, &res);
     if (status == 0)
-        print_result(&o, p, o.bytes, &res);
+        print_result(&o, o.spec, p, o.bytes, &res);
     free(o.node_sizes);
     return status;
 }
