@@ -12,9 +12,10 @@
 #  - topo_check at 6 ranks with XCHG_TORUS=2x4: the topologies come first (dims=6, dims=3x2),
 #    and the open mesh, a Cartesian communicator, is not given XCHG_TORUS's shape (only
 #    communicators without a Cartesian topology are): "no torus shape";
-#  - coll_check with XCHG_TORUS at 8 ranks (2x4, AT2), 6 (2x3, split) and 5 (a ring of 5, odd):
-#    coll_check's world and dup communicators take the shape, its split and self ones (other
-#    sizes) fall back (XCHG_STRICT=0); the stats must show "xchg: alltoall torus [dims=...]";
+#  - coll_check with XCHG_TORUS at 8 ranks (2x4, AT2; 8, the even ring AR, whose stage-2 relays
+#    the plan receives in place), 6 (2x3, split) and 5 (a ring of 5, odd): coll_check's world
+#    and dup communicators take the shape, its split and self ones (other sizes) fall back
+#    (XCHG_STRICT=0); the stats must show "xchg: alltoall torus [dims=...]";
 #  - radix_sort at 8 ranks with XCHG_TORUS=2x4 under XCHG_STRICT=1: its every MPI_Alltoall is on
 #    MPI_COMM_WORLD, so torus serves all of them, strictly;
 #  - XCHG_TORUS=3x: one message naming the variable, the program passes.
@@ -80,7 +81,7 @@ else
 fi
 
 if [ -x "$TESTS/coll_check" ]; then
-    for run in 8:2x4 6:2x3 5:5; do
+    for run in 8:2x4 8:8 6:2x3 5:5; do
         p=${run%%:*}
         shape=${run#*:}
         name="torus coll_check p=$p XCHG_TORUS=$shape alltoall=torus"
