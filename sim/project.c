@@ -7,6 +7,11 @@
  *   build/xchg-project --update FILE      replace the part of FILE between the lines
  *                                         <!-- xchg-project:begin --> and <!-- xchg-project:end -->
  *                                         with the tables (docs/projections.md; `make projections`)
+ *   build/xchg-project --update FILE --sim build/xchg-sim
+ *                                         also the part between <!-- xchg-project-sim:begin -->
+ *                                         and <!-- xchg-project-sim:end -->: the rows of p <= 1024
+ *                                         run on the simulator (flat network, the same constants),
+ *                                         MPICH's schedule and the best xchg algorithm
  *
  * For every machine below, collective (alltoall, allgather), p in {64, 1024, 16384, 65536} and
  * block in {8 B, 256 B, 4 KiB, 64 KiB}, three predicted times, all from xchg's own cost models
@@ -40,12 +45,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "../shim/shim.h"
 #include "../tuning/cost.h"
 
 #define MARK_BEGIN "<!-- xchg-project:begin -->"
 #define MARK_END "<!-- xchg-project:end -->"
+#define SIM_BEGIN "<!-- xchg-project-sim:begin -->"
+#define SIM_END "<!-- xchg-project-sim:end -->"
+#define SIM_MAX_P 1024 /* rows up to this p are simulated (--sim) */
 #define DOC_MAX_BYTES (1 << 20)
 
 /* MPICH 4.0's defaults, as MPI_T reports them for the installed libmpich (4.0.2) and as its
@@ -447,36 +456,199 @@ static char *read_doc(const char *path)
     return text;
 }
 
-/* Replace what lies between the marker lines of path with the Markdown tables. */
-static int update_doc(const char *path, const row_t *rows)
+/* ---- simulated figures (build/xchg-sim, --sim) ---- */
+
+typedef struct simulated {
+    int ran; /* 1: simulated; 0: the simulator refused the size (its memory limit) */
+    double sim, model, wall;
+    long maxrss_kb;
+} simulated_t;
+
+static void spec_of(const pick_t *pick, char *out, size_t len)
 {
-    char *text = read_doc(path), tmp[4096];
-    char *begin, *end;
+    char params[64];
+    xchg_params_format(&xchg_algos[pick->algo], &pick->params, params, sizeof params);
+    snprintf(out, len, "%s%s%s", xchg_algos[pick->algo].name, params[0] ? ":" : "", params);
+}
+
+/* One run of the simulator (its --csv line); -1 with a message when it failed otherwise than by
+ * refusing the size. The params field may hold commas, so the fields are counted from the end:
+ * ...,sim_s,model_s,model_over_sim,rounds_max,rounds_min,sent_max_bytes,messages,agree_s,
+ * wall_s,maxrss_kb. */
+static int simulate(const char *sim, const xchg_machine_t *m, const row_t *row, const pick_t *pick,
+                    simulated_t *out)
+{
+    char spec[96], cmd[1024], line[1024], last[1024] = "", *field[40];
+    int n = 0, status;
+    FILE *pipe;
+
+    spec_of(pick, spec, sizeof spec);
+    snprintf(cmd, sizeof cmd,
+             "'%s' %s '%s' p=%d bytes=%zu --net flat --beta %.17g --tau %.17g --rho %.17g "
+             "--port-share %.17g --csv 2>&1",
+             sim, xchg_coll_name(row->coll), spec, row->p, row->block, m->beta, m->tau, m->rho,
+             m->port_share);
+    memset(out, 0, sizeof *out);
+    pipe = popen(cmd, "r");
+    if (!pipe) {
+        fprintf(stderr, "xchg-project: cannot run %s: %s\n", sim, strerror(errno));
+        return -1;
+    }
+    while (fgets(line, sizeof line, pipe))
+        if (line[0] != '\n')
+            snprintf(last, sizeof last, "%s", line);
+    status = pclose(pipe);
+    last[strcspn(last, "\n")] = '\0';
+    if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 2 && strstr(last, "mem-limit"))
+        return 0; /* refused: the buffers of p ranks do not fit */
+    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "xchg-project: %s failed: %s\n", cmd, last);
+        return -1;
+    }
+    for (char *at = last; n < 40; at++) {
+        field[n++] = at;
+        if (!(at = strchr(at, ',')))
+            break;
+        *at = '\0';
+    }
+    if (n < 15) {
+        fprintf(stderr, "xchg-project: %s: not a result line: %s\n", cmd, last);
+        return -1;
+    }
+    out->ran = 1;
+    out->sim = atof(field[n - 10]);
+    out->model = atof(field[n - 9]);
+    out->wall = atof(field[n - 2]);
+    out->maxrss_kb = atol(field[n - 1]);
+    return 0;
+}
+
+static void print_sim_cell(FILE *out, const simulated_t *s)
+{
+    char t[32];
+    if (!s->ran) {
+        fprintf(out, " | not simulated (buffers above 8 GiB) | -");
+        return;
+    }
+    format_time(s->sim, t, sizeof t);
+    fprintf(out, " | %s | %.2f", t, s->model / s->sim);
+}
+
+/* The simulated rows (p <= SIM_MAX_P): MPICH's schedule and the best xchg algorithm, each
+ * simulated, with the model's time over the simulated one. 0, or -1 when a run failed. */
+static int print_simulated(FILE *out, const row_t *rows, const char *sim)
+{
+    double total = 0.0, largest = 0.0;
+    long largest_kb = 0;
+
+    for (int f = 0; f < NFABRICS; f++) {
+        fprintf(out,
+                "%s**%s, simulated**\n\n"
+                "| collective | p | block | MPICH 4 default | simulated | model/simulated | "
+                "best xchg | simulated | model/simulated | MPICH/best, simulated |\n"
+                "|---|---:|---:|---|---:|---:|---|---:|---:|---:|\n",
+                f > 0 ? "\n" : "", fabrics[f].name);
+        for (int c = 0; c < NCOLLS; c++)
+            for (int r = 0; r < NRANKS && ranks[r] <= SIM_MAX_P; r++)
+                for (int b = 0; b < NBLOCKS; b++) {
+                    const row_t *row = row_at(rows, f, c, r, b);
+                    simulated_t s[2];
+                    char blk[32];
+                    if (simulate(sim, &fabrics[f].machine, row, &row->mpich, &s[0]) != 0 ||
+                        simulate(sim, &fabrics[f].machine, row, &row->best, &s[1]) != 0)
+                        return -1;
+                    for (int i = 0; i < 2; i++) {
+                        total += s[i].wall;
+                        if (s[i].ran && s[i].wall >= largest) {
+                            largest = s[i].wall;
+                            largest_kb = s[i].maxrss_kb;
+                        }
+                    }
+                    format_block(row->block, blk, sizeof blk);
+                    fprintf(out, "| %s | %d | %s | %s", xchg_coll_name(row->coll), row->p, blk,
+                            row->mpich.label);
+                    print_sim_cell(out, &s[0]);
+                    fprintf(out, " | %s", row->best.label);
+                    print_sim_cell(out, &s[1]);
+                    if (s[0].ran && s[1].ran)
+                        fprintf(out, " | %.2f |\n", s[0].sim / s[1].sim);
+                    else
+                        fprintf(out, " | - |\n");
+                }
+    }
+    fprintf(out,
+            "\nSimulator runs: %.0f s of wall time in all; the longest %.1f s with a peak of "
+            "%ld MiB (resident set of the simulator process).\n\n",
+            total, largest, largest_kb / 1024);
+    return 0;
+}
+
+/* text with what lies between the line `begin` and the line `end` replaced by the output of
+ * body(out, rows, sim) (a blank line first); NULL with a message when the lines are missing or
+ * body fails. */
+typedef int body_fn(FILE *out, const row_t *rows, const char *sim);
+
+static char *replace_region(const char *path, const char *text, const char *begin_mark,
+                            const char *end_mark, body_fn *body, const row_t *rows, const char *sim)
+{
+    char begin_line[64], end_line[64], *result = NULL;
+    const char *begin, *end;
+    size_t size = 0;
+    FILE *out;
+
+    snprintf(begin_line, sizeof begin_line, "%s\n", begin_mark);
+    snprintf(end_line, sizeof end_line, "\n%s", end_mark);
+    begin = strstr(text, begin_line);
+    end = begin ? strstr(begin, end_line) : NULL;
+    if (!begin || !end) {
+        fprintf(stderr, "xchg-project: --update %s: no line '%s' followed by a line '%s'\n", path,
+                begin_mark, end_mark);
+        return NULL;
+    }
+    out = open_memstream(&result, &size);
+    if (!out)
+        return NULL;
+    fwrite(text, 1, (size_t)(begin - text) + strlen(begin_line), out);
+    fprintf(out, "\n");
+    if (body(out, rows, sim) != 0) {
+        fclose(out);
+        free(result);
+        return NULL;
+    }
+    fputs(end + 1, out);
+    fclose(out);
+    return result;
+}
+
+static int model_body(FILE *out, const row_t *rows, const char *sim)
+{
+    (void)sim;
+    print_markdown(out, rows);
+    return 0;
+}
+
+/* Rewrite the tables of path: the models' always, the simulated ones when sim is given. */
+static int update_doc(const char *path, const row_t *rows, const char *sim)
+{
+    char *text = read_doc(path), *next, tmp[4096];
     FILE *out;
     int rc = 0;
 
     if (!text)
         return -1;
-    begin = strstr(text, MARK_BEGIN "\n");
-    end = begin ? strstr(begin, "\n" MARK_END) : NULL;
-    if (!begin || !end) {
-        fprintf(stderr, "xchg-project: --update %s: no line '%s' followed by a line '%s'\n", path,
-                MARK_BEGIN, MARK_END);
+    next = replace_region(path, text, MARK_BEGIN, MARK_END, model_body, rows, NULL);
+    free(text);
+    text = next;
+    if (text && sim) {
+        next = replace_region(path, text, SIM_BEGIN, SIM_END, print_simulated, rows, sim);
         free(text);
-        return -1;
+        text = next;
     }
+    if (!text)
+        return -1;
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     out = fopen(tmp, "wb");
-    if (!out) {
-        fprintf(stderr, "xchg-project: --update %s: %s\n", tmp, strerror(errno));
-        free(text);
-        return -1;
-    }
-    fwrite(text, 1, (size_t)(begin - text) + strlen(MARK_BEGIN "\n"), out);
-    fprintf(out, "\n");
-    print_markdown(out, rows);
-    fputs(end + 1, out);
-    if (fclose(out) != 0 || rename(tmp, path) != 0) {
+    if (!out || fputs(text, out) == EOF || fclose(out) != 0 || rename(tmp, path) != 0) {
         fprintf(stderr, "xchg-project: --update %s: %s\n", path, strerror(errno));
         rc = -1;
     }
@@ -487,7 +659,7 @@ static int update_doc(const char *path, const row_t *rows)
 int main(int argc, char **argv)
 {
     static row_t rows[NFABRICS * NCOLLS * NRANKS * NBLOCKS];
-    const char *update = NULL;
+    const char *update = NULL, *sim = NULL;
     int tsv = 0, i = 0, bad;
 
     for (int a = 1; a < argc; a++) {
@@ -495,8 +667,10 @@ int main(int argc, char **argv)
             tsv = 1;
         else if (strcmp(argv[a], "--update") == 0 && a + 1 < argc)
             update = argv[++a];
+        else if (strcmp(argv[a], "--sim") == 0 && a + 1 < argc && !strchr(argv[a + 1], '\''))
+            sim = argv[++a];
         else {
-            fprintf(stderr, "usage: %s [--tsv] [--update FILE]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--tsv] [--update FILE [--sim XCHG_SIM]]\n", argv[0]);
             return 2;
         }
     }
@@ -519,8 +693,12 @@ int main(int argc, char **argv)
                         return 1;
                 }
     }
+    if (sim && !update) {
+        fprintf(stderr, "xchg-project: --sim goes with --update FILE\n");
+        return 2;
+    }
     if (update)
-        return update_doc(update, rows) == 0 ? 0 : 1;
+        return update_doc(update, rows, sim) == 0 ? 0 : 1;
     if (tsv)
         print_tsv(stdout, rows);
     else

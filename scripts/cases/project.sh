@@ -15,9 +15,11 @@
 #        = 4.920892192 s;
 #      NDR alltoall p=65536, 8 B, xchg auto's pairwise with all 65535 messages in flight:
 #        2 us + 65535 x 8 x 0.02 ns + 8 x 0.1 ns = 12.4864 us;
-#  - docs/projections.md holds the tables the tool prints now (xchg-project --update on a copy
-#    changes nothing): a change to a cost model that moves a figure fails here until
-#    `make projections` is run and the text checked.
+#  - docs/projections.md holds the model tables the tool prints now (xchg-project --update on a
+#    copy changes nothing): a change to a cost model that moves a figure fails here until
+#    `make projections` is run and the text checked. The simulated tables (--sim, a minute or
+#    two of build/xchg-sim runs) are left to `make projections`: --update without --sim does
+#    not touch them.
 
 project_bin=$build_dir/xchg-project
 
