@@ -22,9 +22,10 @@
  *          single-port model with inject = 1); inject = 0: no limit;
  *   torus: beta + tau L, L the most bytes any directed link of the message's path carries in
  *          that step (all messages of the step that cross it, this one included): dimension-
- *          order routing (rows first, then columns, the shorter way round, ties the positive
- *          way), every link its own bandwidth 1/tau, a node drives all four of its links at
- *          once (all-port); no per-hop latency (cut-through).
+ *          order routing (rows first, then columns, the shorter way round; a node half way
+ *          round in a dimension gets half the message each way: torus_ways), every link its
+ *          own bandwidth 1/tau, a node drives all four of its links at once (all-port); no
+ *          per-hop latency (cut-through).
  */
 #include <math.h>
 #include <stdio.h>
@@ -49,13 +50,15 @@ static uint64_t round_bytes(const sim_rank_t *r, const sim_round_t *rd, int rank
     return sum;
 }
 
-/* Torus: the directed links from src to dst, id = node * 4 + direction (+x, -x, +y, -y). */
-static int torus_path(const sim_net_t *net, int src, int dst, int *links)
+/* Torus: the directed links from src to dst, id = node * 4 + direction (+x, -x, +y, -y).
+ * variant bit 0 (1): a row (column) distance of exactly half the ring goes the negative way. */
+static int torus_path(const sim_net_t *net, int src, int dst, int variant, int *links)
 {
     int R = net->rows, C = net->cols, n = 0;
     int x = src / C, y = src % C, tx = dst / C, ty = dst % C;
     int dx = ((tx - x) % R + R) % R, dy = ((ty - y) % C + C) % C;
-    int up = dx <= R - dx, right = dy <= C - dy;
+    int up = dx < R - dx || (dx == R - dx && !(variant & 1));
+    int right = dy < C - dy || (dy == C - dy && !(variant & 2));
     for (int i = 0, steps = up ? dx : R - dx; i < steps; i++) {
         links[n++] = (x * C + y) * 4 + (up ? 0 : 1);
         x = ((x + (up ? 1 : -1)) % R + R) % R;
@@ -64,6 +67,20 @@ static int torus_path(const sim_net_t *net, int src, int dst, int *links)
         links[n++] = (x * C + y) * 4 + (right ? 2 : 3);
         y = ((y + (right ? 1 : -1)) % C + C) % C;
     }
+    return n;
+}
+
+/* The ways a message is routed: a distance of half a ring is a tie, and the message is split
+ * evenly over both directions (the two halves of a block that an all-port algorithm sends out
+ * of opposite ports); returns the number of ways (1, 2 or 4) and which (bits of variant). */
+static int torus_ways(const sim_net_t *net, int src, int dst, int *variants)
+{
+    int R = net->rows, C = net->cols, n = 0;
+    int dx = ((dst / C - src / C) % R + R) % R, dy = ((dst % C - src % C) % C + C) % C;
+    int tie_x = dx > 0 && dx == R - dx, tie_y = dy > 0 && dy == C - dy;
+    for (int v = 0; v < 4; v++)
+        if ((!(v & 1) || tie_x) && (!(v & 2) || tie_y))
+            variants[n++] = v;
     return n;
 }
 
@@ -100,9 +117,12 @@ static int cost_sends(sim_world_t *w, const sim_net_t *net)
                 const sim_send_t *sd = &w->ranks[i].slog[rd->first_send + j];
                 if (net->kind == SIM_NET_NODES && w->node_of[sd->peer] != w->node_of[i])
                     load[w->node_of[i]] += (double)sd->bytes;
-                else if (net->kind == SIM_NET_TORUS && sd->peer != i)
-                    for (int n = torus_path(net, i, sd->peer, links), l = 0; l < n; l++)
-                        load[links[l]] += (double)sd->bytes;
+                else if (net->kind == SIM_NET_TORUS && sd->peer != i) {
+                    int ways[4], nways = torus_ways(net, i, sd->peer, ways);
+                    for (int v = 0; v < nways; v++)
+                        for (int n = torus_path(net, i, sd->peer, ways[v], links), l = 0; l < n; l++)
+                            load[links[l]] += (double)sd->bytes / nways;
+                }
             }
         }
         /* the costs */
@@ -123,8 +143,10 @@ static int cost_sends(sim_world_t *w, const sim_net_t *net)
                     double nic = m->inject > 0 ? load[w->node_of[i]] / m->inject : 0;
                     sd->cost = beta_i + tau_i * (ports > nic ? ports : nic);
                 } else {
-                    for (int n = torus_path(net, i, sd->peer, links), l = 0; l < n; l++)
-                        worst = load[links[l]] > worst ? load[links[l]] : worst;
+                    int ways[4], nways = torus_ways(net, i, sd->peer, ways);
+                    for (int v = 0; v < nways; v++)
+                        for (int n = torus_path(net, i, sd->peer, ways[v], links), l = 0; l < n; l++)
+                            worst = load[links[l]] > worst ? load[links[l]] : worst;
                     sd->cost = m->beta + m->tau * worst;
                 }
             }
