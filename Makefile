@@ -44,7 +44,8 @@ LDLIBS = -lhwloc -lpthread -lm
 # Two layers. The pure core (algos/sched: schedules and the shared types; tuning: cost models,
 # registry, tuning table, size parser, workload generators) builds with a plain C compiler
 # (PURE_CC) into $(BUILD)/libxchgcore.a: no mpi.h, no hwloc (headers of those names in
-# $(BUILD)/nompi stop the build with an #error if a core file includes one). The MPI side
+# $(BUILD)/nompi stop the build with an #error if a core file includes one). The unit tests and
+# xchg-sched link only the core. The MPI side
 # (shim, algos) builds with $(MPICC); libxchg.so is both (LIB_SRC, LIB_OBJ: every source and
 # object of the library, core included).
 PURE_CC ?= cc
@@ -90,14 +91,18 @@ $(BUILD)/libxchg.so: $(LIB_OBJ)
 	$(MPICC) -shared -o $@ $^ $(LDLIBS)
 
 # The MPI tools link the library's objects directly (no preload needed) and what they share
-# (tuning/tools/tool_common.c); so do the unit tests for now.
+# (tuning/tools/tool_common.c); xchg-sched and the unit tests link only the pure core, with
+# the plain compiler.
 TOOL_OBJ := $(BUILD)/obj/tuning/tools/tool_common.o
 $(BUILD)/xchg-%: tuning/tools/xchg-%.c $(LIB_OBJ) $(TOOL_OBJ) $(HEADERS)
 	$(MPICC) $(CFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB_OBJ) $(LDLIBS)
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJ) $(HEADERS) $(wildcard tests/unit/*.h)
+$(BUILD)/xchg-sched: tuning/tools/xchg-sched.c $(CORE_LIB) $(CORE_HEADERS) | $(NOMPI)
+	$(PURE_CC) $(CFLAGS) -I$(BUILD)/nompi -o $@ $< $(CORE_LIB) -lm
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(CORE_LIB) $(CORE_HEADERS) $(wildcard tests/unit/*.h) | $(NOMPI)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+	$(PURE_CC) $(CFLAGS) -I$(BUILD)/nompi -o $@ $< $(CORE_LIB) -lm
 
 # MPI test programs and applications know nothing of xchg: they are run with it preloaded.
 # They may use the pure workload generators of tuning/workloads.c (no xchg symbols).

@@ -68,47 +68,6 @@ static torus_entry_t plan_cache[PLAN_CACHE];
 static int plan_cache_used;
 static pthread_mutex_t plan_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int xchg_alltoall_torus_shape(const xchg_call_t *call, const xchg_params_t *params, int *rows,
-                              int *cols, const char **why)
-{
-    static __thread char text[192];
-    const xchg_topo_t *topo = call->topo;
-    const char *from;
-    int r, c;
-
-    if (params && params->dims_r > 0 && params->dims_c > 0) {
-        r = params->dims_r;
-        c = params->dims_c;
-        from = "dims";
-    } else if (topo && topo->torus_ndims > 0) {
-        r = topo->torus_dims[0];
-        c = topo->torus_ndims > 1 ? topo->torus_dims[1] : 1;
-        from = topo->torus_from_env ? "XCHG_TORUS" : "the periodic Cartesian topology";
-    } else {
-        *why = "no torus shape: the communicator has no periodic Cartesian topology, and neither "
-               "dims nor XCHG_TORUS gives one";
-        return -1;
-    }
-    if (r < 1 || c < 1 || (long long)r * c != call->comm_size) {
-        snprintf(text, sizeof text,
-                 "the shape %dx%d (%s) has %lld nodes, the communicator %d ranks", r, c, from,
-                 (long long)r * c, call->comm_size);
-        *why = text;
-        return -1;
-    }
-    /* a ring is 1 x P, whichever way it was given */
-    *rows = r == 1 || c == 1 ? 1 : r;
-    *cols = r == 1 || c == 1 ? r * c : c;
-    return 0;
-}
-
-int xchg_alltoall_torus_applies(const xchg_call_t *call, const xchg_params_t *params,
-                                const char **why)
-{
-    int rows, cols;
-    return xchg_alltoall_torus_shape(call, params, &rows, &cols, why) == 0;
-}
-
 /* The schedule of rows x cols and node's plan into *e; 0, or -1 when memory is exhausted. */
 static int build_entry(torus_entry_t *e, int rows, int cols, int node)
 {

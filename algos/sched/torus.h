@@ -220,7 +220,7 @@ void xchg_torus_plan_free(xchg_torus_plan_t *plan);
  * success, -1 when it is not that form or a dimension is 0 or above 1e9. */
 int xchg_torus_parse_dims(const char *text, int *rows, int *cols);
 
-/* algos/alltoall_torus.c (with MPI): the shape a call runs on, from the first of: dims in
+/* The shape a call runs on, from the first of: dims in
  * params, the communicator's periodic Cartesian topology, XCHG_TORUS (shim/config.c); 0 and the
  * shape (a ring as 1 x P), or -1 and *why when there is none or it does not have comm_size
  * nodes. And the registry's predicate, which refuses the call then. */
