@@ -147,6 +147,17 @@ static void say(const xchg_call_t *call, int algo, const xchg_params_t *params,
     fflush(stderr);
 }
 
+/* algo's predicate, and for an xchg algorithm a function to run it (xchg_algo_impl). */
+static int can_serve(int algo, const xchg_call_t *call, const xchg_params_t *params,
+                     const char **why)
+{
+    if (!xchg_algos[algo].native && !xchg_algo_impl(algo)) {
+        *why = "no implementation is bound to it (algos/impls.c)";
+        return 0;
+    }
+    return xchg_algos[algo].applies(call, params, why);
+}
+
 /* forced > table > model, with the level that decided in *source. */
 static int decide(const xchg_call_t *call, xchg_params_t *params, char *reason, size_t len,
                   int *source)
@@ -159,7 +170,7 @@ static int decide(const xchg_call_t *call, xchg_params_t *params, char *reason, 
     reason[0] = '\0';
     if (forced != XCHG_AUTO) {
         *params = xchg_config.forced_params[call->coll];
-        if (xchg_algos[forced].applies(call, params, &why)) {
+        if (can_serve(forced, call, params, &why)) {
             xchg_algos[forced].cost(call, &xchg_config.machine, params);
             snprintf(reason, len, "forced");
             *source = XCHG_FROM_FORCED;
@@ -174,7 +185,7 @@ static int decide(const xchg_call_t *call, xchg_params_t *params, char *reason, 
         const char *file = getenv("XCHG_TUNING");
         used = strlen(reason);
         *params = rule->params;
-        if (xchg_algos[rule->algo].applies(call, params, &why)) {
+        if (can_serve(rule->algo, call, params, &why)) {
             xchg_algos[rule->algo].cost(call, &xchg_config.machine, params);
             snprintf(reason + used, len - used, "table %s:%d", file ? file : "?", rule->line);
             *source = forced != XCHG_AUTO ? XCHG_FROM_FALLBACK : XCHG_FROM_TABLE;
@@ -280,7 +291,7 @@ int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice,
         const char *why = "";
         int forced = xchg_config.forced[call->coll];
         xchg_params_t params = xchg_config.forced_params[call->coll];
-        xchg_algos[forced].applies(call, &params, &why);
+        can_serve(forced, call, &params, &why);
         if (ctx->rank == 0) {
             fprintf(stderr, "xchg: strict: %s %s cannot serve p=%d block=%zu: %s\n",
                     xchg_coll_name(call->coll), xchg_algos[forced].name, call->comm_size,

@@ -58,7 +58,7 @@
  *                  for alltoall and allgather; for alltoallv the mean block of the busiest
  *                  rank, ceil(max(h1, h2) / p)), same forms as PROCS, 0 allowed; numbers may
  *                  end in K, M or G (times 2^10, 2^20, 2^30): `0-511`, `512-64K`, `4M-*`.
- *      ALGORITHM   a name from the registry (algos/registry.c), never a number, optionally
+ *      ALGORITHM   a name from the registry (tuning/registry.c), never a number, optionally
  *                  followed by the algorithm's parameters as in XCHG_ALLTOALL and friends:
  *                  `radix:r=4`, `pairwise:k=2`, `native`. Parameters left out are chosen by
  *                  the cost model at run time.
