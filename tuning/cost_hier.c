@@ -41,6 +41,12 @@
  * k left 0: the fastest of 1 .. 8, the powers of two, inject, every phase's longest pair and
  * the longest round (all of a round in flight), ties to the smaller k. A given k is kept as it
  * is (above the longest round it acts as that round's steps; the algorithm takes any k >= 1).
+ *
+ * Against the simulator (build/xchg-sim, docs/sim.md): exact on layouts of one or two node
+ * sizes for k >= the ranks of a node; for smaller k it is up to (ranks per node) / k times
+ * too slow (8x at k = 1 on nodes of 8), because it runs a round's ceil(E / k) batches one after
+ * another while a rank waits only for the batches that hold its own steps, so a node's senders
+ * overlap theirs (an upper bound: the larger k it prefers is also the faster one there).
  */
 #include <math.h>
 
