@@ -538,11 +538,21 @@ static void print_result(const options_t *o, const char *spec, int p, size_t byt
     double ratio = r->t.coll > 0 ? r->model / r->t.coll : (r->model == 0 ? 1.0 : INFINITY);
     xchg_params_format(r->algo, &r->params, params, sizeof params);
     net_text(&o->net, o, net, sizeof net);
-    if (o->coll == XCHG_ALLTOALLV)
-        xchg_workload_format(&o->wl, wl, sizeof wl);
+    if (o->coll == XCHG_ALLTOALLV) {
+        int n = xchg_workload_format(&o->wl, wl, sizeof wl);
+        /* pairwise carried the statistics for the next call (the models leave them out) */
+        if (!o->no_carry && strcmp(r->algo->name, "pairwise") == 0 && n > 0 &&
+            (size_t)n < sizeof wl)
+            snprintf(wl + n, sizeof wl - (size_t)n, "+carry");
+    }
     if (o->csv) {
+        char spec_field[128];
+        snprintf(spec_field, sizeof spec_field, "%s", spec);
         for (char *c = params; *c; c++)
-            *c = *c == ',' ? ';' : *c; /* one CSV field */
+            *c = *c == ',' ? ';' : *c; /* one CSV field each */
+        for (char *c = spec_field; *c; c++)
+            *c = *c == ',' ? ';' : *c;
+        spec = spec_field;
         printf("%s,%s,%s,%s,%d,%zu,%s,%s,%.6e,%.6e,%.4f,%d,%d,%llu,%llu,%.6e,%.3f,%ld\n",
                xchg_coll_name(o->coll), spec, r->algo->name, params, p, bytes, net, wl, r->t.coll,
                r->model, ratio, r->t.rounds_max, r->t.rounds_min,
