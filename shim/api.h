@@ -25,6 +25,10 @@ const xchg_machine_t *xchg_api_machine(void);
 void xchg_api_set_machine(const xchg_machine_t *machine);
 /* Rules of the loaded tuning table (XCHG_TUNING); 0 without one. */
 int xchg_api_table_rules(void);
+/* Load the tuning table at path in place of the current one (XCHG_TUNING's), as XCHG_TUNING
+ * would: problems reported on world rank 0 with file and line, its machine constants (else
+ * the defaults) and native curves used from now on. xchg_table_load's value (-1: unusable). */
+int xchg_api_load_table(const char *path);
 /* Forget the tuning table's rules and curves: decisions by the models alone from now on (the
  * machine constants stay as they are). */
 void xchg_api_drop_table(void);

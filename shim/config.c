@@ -287,6 +287,34 @@ int xchg_api_table_rules(void)
     return xchg_config.table.nrules;
 }
 
+/* A problem of a table a tool loads: "FILE: why" or "FILE:LINE: why". */
+static void report_loaded_line(void *arg, int line, const char *message)
+{
+    if (line == 0)
+        xchg_warn("%s: %s", (const char *)arg, message);
+    else
+        xchg_warn("%s:%d: %s", (const char *)arg, line, message);
+}
+
+int xchg_api_load_table(const char *path)
+{
+    static char loaded[4096];
+    int rc;
+    if (strlen(path) >= sizeof loaded) {
+        xchg_warn("%.*s%s: the path is longer than %zu characters; table not loaded",
+                  XCHG_QUOTE(path), sizeof loaded - 1);
+        return -1;
+    }
+    snprintf(loaded, sizeof loaded, "%s", path);
+    xchg_table_free(&xchg_config.table);
+    rc = xchg_table_load(loaded, &xchg_config.table, report_loaded_line, loaded);
+    xchg_config.machine = xchg_config.table.has_machine ? xchg_config.table.machine
+                                                         : xchg_machine_default;
+    xchg_config.machine.native = &xchg_config.table.native;
+    xchg_select_forget();
+    return rc;
+}
+
 void xchg_api_drop_table(void)
 {
     xchg_table_free(&xchg_config.table);

@@ -2,12 +2,13 @@
  * xchg-decide: how long one uncached decision takes, for a few communicator sizes, collectives
  * and block sizes, and how long each registered algorithm's cost model takes alone.
  *
- *   build/xchg-decide [-p 8,64,1024,65536] [-b 1,1024,65536] [-t MS]
+ *   build/xchg-decide [-p 8,64,1024,65536] [-b 1,1024,65536] [-t MS] [-T TABLE]
  *
  * A decision is xchg_decide() (shim/select.c: forced > tuning table > every model), so it
  * honours XCHG_ALLTOALL / XCHG_ALLGATHER / XCHG_ALLTOALLV and XCHG_TUNING like the library
- * does; with none of them set it is the built-in models' choice. The models are called as the
- * selection calls them: xchg_algos[i].cost with all parameters left to the model.
+ * does (-T TABLE: that tuning table instead of XCHG_TUNING's, through shim/api.h); with none
+ * of them set it is the built-in models' choice. The models are called as the selection calls
+ * them: xchg_algos[i].cost with all parameters left to the model.
  *
  * Shapes. alltoall and allgather: blocks of b bytes. alltoallv "even": every rank sends and
  * receives p blocks of b bytes (h1 = h2 = p b, largest message b); "skewed": the same h1 and
@@ -157,6 +158,7 @@ int main(int argc, char **argv)
 {
     long ps[MAX_LIST] = {8, 64, 1024, 65536}, bytes[MAX_LIST] = {1, 1024, 65536}, ms = 2;
     int nps = 4, nbytes = 3;
+    const char *table = NULL;
 
     for (int i = 1; i < argc; i++) {
         const char *value = i + 1 < argc ? argv[i + 1] : "";
@@ -166,13 +168,18 @@ int main(int argc, char **argv)
             i++;
         else if (strcmp(argv[i], "-t") == 0 && parse_list(value, &ms, 1, 10000) == 1)
             i++;
+        else if (strcmp(argv[i], "-T") == 0 && i + 1 < argc)
+            table = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [-p P,P,...] [-b BYTES,BYTES,...] [-t MS]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-p P,P,...] [-b BYTES,BYTES,...] [-t MS] [-T TABLE]\n",
+                    argv[0]);
             return 2;
         }
     }
 
     xchg_config_load(); /* the environment: forced algorithms, tuning table, constants */
+    if (table && xchg_api_load_table(table) < 0)
+        return 2; /* reported with the file's name */
     printf("# CPU ns per call, smallest mean of %d batches of at least %ld ms; decide = "
            "xchg_decide uncached (forced > table > model), then each model alone\n",
            BATCHES, ms);
