@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../algos/sched/torus.h"
 #include "../../tuning/registry.h"
 #include "../../tuning/table.h"
 
@@ -190,6 +191,29 @@ static void test_roundtrip(void)
     }
 }
 
+/* The registry's shape values (dims=) and XCHG_TORUS's parser (xchg_torus_parse_dims,
+ * shim/config.c) accept the same texts with the same shapes. */
+static void test_shape_agrees(void)
+{
+    static const char *const texts[] = {
+        "8",  "4x6",  "8x1",   "1x5",   "1",      "1x1",        "1000000000", "46340x46340",
+        "",   "x",    "4x",    "x4",    "0",      "4x0",        "-4",         "4x4x4",
+        "4X4", "4 x4", "+4",   "4x6 ",  "65536x65536", "10000000000", "46341x46341", "007x2"};
+    const xchg_algo_t *torus =
+        &xchg_algos[xchg_algo_find(XCHG_ALLTOALL, with_key(XCHG_ALLTOALL, "dims"))];
+    const xchg_param_t *dims = xchg_algo_key(torus, "dims");
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        xchg_params_t params = {0};
+        char err[256];
+        int r = 0, c = 0;
+        int theirs = xchg_torus_parse_dims(texts[i], &r, &c);
+        int ours = xchg_param_parse(dims, texts[i], &params, err, sizeof err);
+        CHECK(ours == theirs && (ours != 0 || (params.dims_r == r && params.dims_c == c)),
+              "dims='%s': registry %d (%dx%d), XCHG_TORUS's parser %d (%dx%d)", texts[i], ours,
+              params.dims_r, params.dims_c, theirs, r, c);
+    }
+}
+
 /* xchg-tune's variants: one key set per variant, the values of its descriptor for p ranks. */
 static void test_variants(void)
 {
@@ -332,6 +356,7 @@ int main(void)
     test_entries();
     test_roundtrip();
     test_variants();
+    test_shape_agrees();
     test_inner();
     test_bad();
     test_long();
