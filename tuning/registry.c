@@ -270,8 +270,8 @@ void xchg_algo_keys_text(const xchg_algo_t *algo, char *out, size_t outlen)
     size_t used = 0;
     out[0] = '\0';
     for (int i = 0; i < XCHG_MAX_KEYS && algo->keys[i] && used < outlen; i++)
-        used += (size_t)snprintf(out + used, outlen - used, "%s%s", i ? "," : "",
-                                 algo->keys[i]->key);
+        used +=
+            (size_t)snprintf(out + used, outlen - used, "%s%s", i ? "," : "", algo->keys[i]->key);
     if (used == 0)
         snprintf(out, outlen, "none");
 }
@@ -340,8 +340,8 @@ static void range_text(const xchg_param_t *desc, char *out, size_t outlen)
         snprintf(out, outlen, "from %ld to %ld", desc->min, desc->max);
 }
 
-int xchg_param_parse(const xchg_param_t *desc, const char *value, xchg_params_t *params,
-                     char *err, size_t errlen)
+int xchg_param_parse(const xchg_param_t *desc, const char *value, xchg_params_t *params, char *err,
+                     size_t errlen)
 {
     const char *end = value;
     char range[64], names[256];
@@ -435,8 +435,8 @@ void xchg_params_format(const xchg_algo_t *algo, const xchg_params_t *params, ch
 
 /* One KEY=VALUE item of a spec (modified in place) into params. seen[] marks the algorithm's
  * keys given before it: a key given twice is an error, not "the last one wins". */
-static int parse_item(const xchg_algo_t *a, char *item, int *seen, xchg_params_t *params,
-                      char *err, size_t errlen)
+static int parse_item(const xchg_algo_t *a, char *item, int *seen, xchg_params_t *params, char *err,
+                      size_t errlen)
 {
     char *eq = strchr(item, '=');
     char keys[64];
@@ -616,8 +616,8 @@ void xchg_registry_markdown(FILE *out)
             int len = (int)strcspn(at, ",");
             fprintf(out, "%s%s", at == seen[s]->tune ? "" : ", ",
                     len == 5 && strncmp(at, "SQRTP", 5) == 0 ? "ceil(sqrt p)"
-                    : len == 1 && at[0] == 'P'              ? "p"
-                                                            : "");
+                    : len == 1 && at[0] == 'P'               ? "p"
+                                                             : "");
             if (!(len == 5 && strncmp(at, "SQRTP", 5) == 0) && !(len == 1 && at[0] == 'P'))
                 fprintf(out, "%.*s", len, at);
             at += len + (at[len] == ',');

@@ -28,8 +28,8 @@ void xchg_algo_keys_text(const xchg_algo_t *algo, char *out, size_t outlen);
 int xchg_spec_parse(int coll, const char *spec, int *algo, xchg_params_t *params, char *err,
                     size_t errlen);
 /* One value for one key into params; 0, or -1 with a message naming key and value in err. */
-int xchg_param_parse(const xchg_param_t *desc, const char *value, xchg_params_t *params,
-                     char *err, size_t errlen);
+int xchg_param_parse(const xchg_param_t *desc, const char *value, xchg_params_t *params, char *err,
+                     size_t errlen);
 /* "r=4,k=2" (only the algorithm's keys, only the fields that are set) */
 void xchg_params_format(const xchg_algo_t *algo, const xchg_params_t *params, char *out,
                         size_t outlen);

@@ -19,16 +19,16 @@ struct xchg_algo;
 /* What the algorithms' predicates and cost models may know of where a communicator's ranks
  * run: computed once per communicator (shim/context.c) from values equal on all ranks. */
 typedef struct xchg_topo {
-    int nnodes;            /* nodes the ranks are on */
-    int min_node_ranks;    /* fewest ranks of the communicator on one node */
-    int max_node_ranks;    /* most ranks on one node */
-    int consecutive;       /* 1: every node's ranks are consecutive in the communicator */
-    uint64_t layout_hash;  /* a hash of the node of every rank */
-    int torus_ndims;       /* 1 or 2: the communicator has a Cartesian topology (MPI_Cart_create)
-                              with that many dimensions, all periodic; 0 otherwise */
-    int torus_dims[2];     /* its dimensions; rank order is MPI_Cart_coords' */
-    int torus_from_env;    /* 1: the shape is XCHG_TORUS's (a communicator without a Cartesian
-                              topology; rank = x * c + y), not the communicator's own */
+    int nnodes;           /* nodes the ranks are on */
+    int min_node_ranks;   /* fewest ranks of the communicator on one node */
+    int max_node_ranks;   /* most ranks on one node */
+    int consecutive;      /* 1: every node's ranks are consecutive in the communicator */
+    uint64_t layout_hash; /* a hash of the node of every rank */
+    int torus_ndims;      /* 1 or 2: the communicator has a Cartesian topology (MPI_Cart_create)
+                             with that many dimensions, all periodic; 0 otherwise */
+    int torus_dims[2];    /* its dimensions; rank order is MPI_Cart_coords' */
+    int torus_from_env;   /* 1: the shape is XCHG_TORUS's (a communicator without a Cartesian
+                             topology; rank = x * c + y), not the communicator's own */
 } xchg_topo_t;
 
 /* Algorithm parameters: the storage of every key of every algorithm. Zero (NULL) means "not
@@ -48,7 +48,7 @@ typedef struct xchg_call {
     int coll;
     int comm_size;
     const xchg_topo_t *topo; /* the communicator's; NULL: unknown (a flat single node) */
-    size_t block_bytes; /* the size key, computed only by xchg_size_key() (shim/select.c) */
+    size_t block_bytes;      /* the size key, computed only by xchg_size_key() (shim/select.c) */
     /* alltoallv only, agreed over all ranks with one xchg_agree_max() */
     size_t max_send_bytes;  /* h1: most bytes any rank sends */
     size_t max_recv_bytes;  /* h2: most bytes any rank receives */
@@ -93,13 +93,13 @@ enum {
  * xchg-tune's and xchg-bench's candidates, xchg-sched's arguments and the README's table of
  * algorithms (xchg-decide --markdown) all read these descriptors (tuning/registry.c). */
 typedef struct xchg_param {
-    const char *key; /* the one lowercase key, e.g. "r" */
-    int type;        /* XCHG_PARAM_* */
-    size_t field;    /* offsetof(xchg_params_t, ...): the int, the rows, or the algorithm */
-    size_t field2;   /* SHAPE: offsetof the columns */
-    long min, max;   /* INT: the value's range; SHAPE: each dimension's */
-    int coll;        /* ALGO: the collective of the algorithms it names */
-    const char *noun; /* for messages: "the radix" ("r=1: the radix must be ...") */
+    const char *key;     /* the one lowercase key, e.g. "r" */
+    int type;            /* XCHG_PARAM_* */
+    size_t field;        /* offsetof(xchg_params_t, ...): the int, the rows, or the algorithm */
+    size_t field2;       /* SHAPE: offsetof the columns */
+    long min, max;       /* INT: the value's range; SHAPE: each dimension's */
+    int coll;            /* ALGO: the collective of the algorithms it names */
+    const char *noun;    /* for messages: "the radix" ("r=1: the radix must be ...") */
     const char *meaning; /* one line for the README's table and the tools' help */
     /* The values xchg-tune tries besides the model's own choice, comma separated: integers,
      * SQRTP (ceil(sqrt p), at least 2) and P (p, at least 2); an integer above min that is not
@@ -123,8 +123,8 @@ typedef struct xchg_algo {
     double (*cost)(const xchg_call_t *call, const xchg_machine_t *machine, xchg_params_t *params);
     const xchg_param_t *keys[XCHG_MAX_KEYS]; /* its keys, in the order they are formatted;
                                                NULL after the last */
-    const char *description; /* what it does (the README's table) */
-    const char *source;      /* the paper and sections it follows; "" for none */
+    const char *description;                 /* what it does (the README's table) */
+    const char *source;                      /* the paper and sections it follows; "" for none */
     /* alltoallv: 1 when the algorithm uses none of the agreed values of xchg_call_t, so a
      * call forced to it skips the agreement round (0 by default: agree) */
     int no_agreement;

@@ -124,10 +124,10 @@ static void test_entries(void)
         const xchg_algo_t *a = &xchg_algos[i];
         CHECK(a->name && a->name[0] && a->coll >= 0 && a->coll < XCHG_NCOLLS && a->applies &&
                   a->cost && a->description && a->description[0] && a->source,
-              "entry %d (%s): name, collective, predicate, model, description and source",
-              i, a->name ? a->name : "?");
-        CHECK(xchg_algo_find(a->coll, a->name) == i, "entry %d (%s %s) is not the first of its name",
-              i, xchg_coll_name(a->coll), a->name);
+              "entry %d (%s): name, collective, predicate, model, description and source", i,
+              a->name ? a->name : "?");
+        CHECK(xchg_algo_find(a->coll, a->name) == i,
+              "entry %d (%s %s) is not the first of its name", i, xchg_coll_name(a->coll), a->name);
         natives[a->coll] += a->native && strcmp(a->name, "native") == 0;
         CHECK(!a->native || strcmp(a->name, "native") == 0, "entry %d (%s) is flagged native", i,
               a->name);
@@ -196,9 +196,9 @@ static void test_roundtrip(void)
 static void test_shape_agrees(void)
 {
     static const char *const texts[] = {
-        "8",  "4x6",  "8x1",   "1x5",   "1",      "1x1",        "1000000000", "46340x46340",
-        "",   "x",    "4x",    "x4",    "0",      "4x0",        "-4",         "4x4x4",
-        "4X4", "4 x4", "+4",   "4x6 ",  "65536x65536", "10000000000", "46341x46341", "007x2"};
+        "8",   "4x6",  "8x1", "1x5",  "1",           "1x1",         "1000000000",  "46340x46340",
+        "",    "x",    "4x",  "x4",   "0",           "4x0",         "-4",          "4x4x4",
+        "4X4", "4 x4", "+4",  "4x6 ", "65536x65536", "10000000000", "46341x46341", "007x2"};
     const xchg_algo_t *torus =
         &xchg_algos[xchg_algo_find(XCHG_ALLTOALL, with_key(XCHG_ALLTOALL, "dims"))];
     const xchg_param_t *dims = xchg_algo_key(torus, "dims");
@@ -217,9 +217,10 @@ static void test_shape_agrees(void)
 /* xchg-tune's variants: one key set per variant, the values of its descriptor for p ranks. */
 static void test_variants(void)
 {
-    const xchg_algo_t *radix = &xchg_algos[xchg_algo_find(XCHG_ALLTOALL, with_key(XCHG_ALLTOALL, "r"))];
-    const xchg_algo_t *inner = &xchg_algos[xchg_algo_find(XCHG_ALLTOALLV,
-                                                          with_key(XCHG_ALLTOALLV, "inner"))];
+    const xchg_algo_t *radix =
+        &xchg_algos[xchg_algo_find(XCHG_ALLTOALL, with_key(XCHG_ALLTOALL, "r"))];
+    const xchg_algo_t *inner =
+        &xchg_algos[xchg_algo_find(XCHG_ALLTOALLV, with_key(XCHG_ALLTOALLV, "inner"))];
     xchg_params_t out[32];
     int n, r[3] = {0}, k[3] = {0}, nr = 0, nk = 0, ninner = 0, nalltoall = 0;
 

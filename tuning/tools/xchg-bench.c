@@ -363,9 +363,10 @@ static void substitute(const char *spec, int p, char *out, size_t outlen)
     while (*spec && used + 1 < outlen) {
         int at_value = used > 0 && out[used - 1] == '=';
         size_t word = strcspn(spec, ",:");
-        if (at_value && !(spec[0] >= '0' && spec[0] <= '9') && xchg_param_token(spec, word, p) > 0) {
-            used += (size_t)snprintf(out + used, outlen - used, "%ld",
-                                     xchg_param_token(spec, word, p));
+        if (at_value && !(spec[0] >= '0' && spec[0] <= '9') &&
+            xchg_param_token(spec, word, p) > 0) {
+            used +=
+                (size_t)snprintf(out + used, outlen - used, "%ld", xchg_param_token(spec, word, p));
             spec += word;
         } else {
             out[used++] = *spec++;

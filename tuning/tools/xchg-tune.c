@@ -45,12 +45,12 @@
  *     algorithm with the measured constants): the median of measured / modelled per collective.
  *  5. The table: in every cell (collective x size x bucket) every applicable registered
  *     algorithm is priced by its cost model (xchg_algos[i].cost) with the parameters the model
- *     prefers and the variants its keys' descriptors name (tuning/registry.c: r = 2, ceil(sqrt(p)), p; k = 1, 2, 4; every inner alltoall),
- *     native by its measured time, and the cheapest wins. The models see the layout of the
- *     cell's communicator, world ranks 0 .. p - 1 (so a cell that spans nodes is priced at the
- *     inter-node constants). Bucket b covers block sizes from b up to the next bucket - 1 (the
- *     last one: and above); size p covers p up to the next listed size - 1 (the largest:
- *     itself). Equal neighbouring cells are merged into ranges, first over block sizes, then
+ *     prefers and the variants its keys' descriptors name (tuning/registry.c: r = 2, ceil(sqrt(p)),
+ * p; k = 1, 2, 4; every inner alltoall), native by its measured time, and the cheapest wins. The
+ * models see the layout of the cell's communicator, world ranks 0 .. p - 1 (so a cell that spans
+ * nodes is priced at the inter-node constants). Bucket b covers block sizes from b up to the next
+ * bucket - 1 (the last one: and above); size p covers p up to the next listed size - 1 (the
+ * largest: itself). Equal neighbouring cells are merged into ranges, first over block sizes, then
  *     over communicator sizes whose rows are equal and span as many nodes. When the job spans
  *     nodes every rule names the nodes its cells spanned (nodes=N, version 2): a communicator
  *     of that size laid out otherwise is left to the cost models.
@@ -590,7 +590,8 @@ static int enumerate(int coll, int p, const xchg_topo_t *topo, size_t bytes,
         memset(&params, 0, sizeof params);
         add_candidate(out, &n, i, &params, &call, machine);
         /* the values each key's descriptor names for xchg-tune (xchg_param_t.tune) */
-        nvariants = xchg_params_variants(a, p, variants, (int)(sizeof variants / sizeof variants[0]));
+        nvariants =
+            xchg_params_variants(a, p, variants, (int)(sizeof variants / sizeof variants[0]));
         for (int v = 0; v < nvariants; v++)
             add_candidate(out, &n, i, &variants[v], &call, machine);
     }
