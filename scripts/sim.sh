@@ -9,7 +9,8 @@
 #     -> $OUT/sweep.csv;
 #  3. plots: $OUT/sim_<net>_<bytes>B.png, simulated time against p, one line per algorithm,
 #     one panel per collective (gnuplot, as scripts/plot.sh; no gnuplot: no plots);
-#  4. the cost models against the simulator -> $OUT/model_vs_sim.csv (docs/sim.md's table).
+#  4. the cost models against the simulator -> $OUT/model_vs_sim.csv, and as Markdown (model
+#     time over simulated time per row and column) $OUT/model_vs_sim.md (docs/sim.md's table).
 # Every run checks every byte; a failed run fails the script.
 #
 # Constants: the library's defaults (beta 3 us, tau 0.2 ns/byte, port_share 1), rho 0 (the
@@ -151,5 +152,29 @@ fi
         done
     done
 } >"$OUT/model_vs_sim.csv"
-echo "model against simulator: $OUT/model_vs_sim.csv"
+
+# ---- 5. the same as a Markdown table (docs/sim.md): model time / simulated time ----
+awk -F, '
+NR == 1 { next }
+{
+    kind = $7; sub(/=.*/, "", kind)
+    row = $1 " `" $2 "` | " kind " | " $8
+    col = $5 "|" $6
+    if (!(row in seen)) { seen[row] = 1; rows[nr++] = row }
+    if (!(col in cseen)) { cseen[col] = 1; cols[nc++] = col }
+    cell[row, col] = sprintf("%.2f", $11)
+}
+END {
+    printf "| collective, algorithm | network | workload |"
+    for (c = 0; c < nc; c++) { split(cols[c], pc, "|"); printf " p=%s, %s B |", pc[1], pc[2] }
+    printf "\n|---|---|---|"
+    for (c = 0; c < nc; c++) printf "---|"
+    printf "\n"
+    for (r = 0; r < nr; r++) {
+        printf "| %s |", rows[r]
+        for (c = 0; c < nc; c++) printf " %s |", ((rows[r], cols[c]) in cell) ? cell[rows[r], cols[c]] : ""
+        printf "\n"
+    }
+}' "$OUT/model_vs_sim.csv" >"$OUT/model_vs_sim.md"
+echo "model against simulator: $OUT/model_vs_sim.csv, $OUT/model_vs_sim.md"
 exit $status

@@ -22,6 +22,8 @@
  * ranks (inject 1, 1 KiB blocks) runs 1.2 times faster than priced. Alltoallv pairwise
  * carrying statistics sends 24 bytes more per message, which no model here prices: with
  * k = p - 1 and 8-byte blocks it runs 1.4 (p = 257) to 2 (p = 1024) times slower than priced.
+ * A torus is priced as a flat network, without links shared by multi-hop messages: pairwise
+ * k = 1 on a ring of 257 with 1 KiB blocks runs 5 times slower than priced, on 32x32 1.6 times.
  */
 #include <math.h>
 
