@@ -33,21 +33,8 @@
  * 4 more: at most 25 block copies per call and rank, against 2H + 2p = 40 for the paper's
  * code (H = 12 forwarded blocks; Appendix A copies p blocks in each rotation).
  *
- * What a copy costs (measured on the 2-core development machine, MPICH 4.0.2, shared with
- * other jobs, so the call times are noisy; copy times are steadier):
- *   - in place, instrumented copy of this file (clock_gettime around the self copy and around
- *     each round's pack and unpack loops), 300 calls after 10 warm-up calls, r = 2, k = 1,
- *     XCHG_WAIT=yield mpiexec.mpich -n 4 (then -n 8) ./driver, max over ranks, per block:
- *         b = 8 B: 28-37 ns, 256 B: 35-65 ns, 4 KiB: 80-265 ns, 64 KiB: 3.4-4.6 us
- *     (the blocks come cold from the MPI transfer, about 15-20 GB/s for large blocks); per
- *     call at 64 KiB, p = 4: self 4.5 us + pack 17.8 us + unpack 9.3 us of 552 us (6 %);
- *     p = 8 (4 ranks per core): 7 + 65 + 46 us of 8.9 ms (1.3 %); p = 2 (one rank per core,
- *     nothing to pack): the self copy, 1.8-2.0 us of 40-53 us (4 %);
- *   - the same gathers and scatters hot in cache, single process, median of 2001: 7.5 ns per
- *     block up to 256 B, 36-44 ns at 4 KiB, 1.6 us at 64 KiB (40 GB/s).
- * So a copy is worth a few percent of a call for large blocks and nothing for small ones,
- * where the per-block loop (index arithmetic, one memcpy call) dominates; the rotations the
- * paper pays would add 2p block copies per call (about 8 us per 64 KiB block, in place).
+ * What these copies cost, measured: README.md, "Figures measured here", local copies (a few
+ * percent of a call for large blocks, nothing for small ones).
  *
  * Cost (linear model, b = block bytes): C1 = (w-1) ceil((r-1)/k) + ceil((ceil(p/r^(w-1))-1)/k)
  * <= ceil((r-1)/k) w; C2 = b * (sum over rounds of the round's largest message in blocks), at
