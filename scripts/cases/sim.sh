@@ -21,22 +21,25 @@
 #    one byte longer than its send with "message size mismatch", bad arguments with status 2.
 
 sim_bin="$BUILD/xchg-sim"
+sim_list="$LOGS/sim-runs.$$" # the runs of the case at hand (per suite: suites may overlap)
 
-# sim_runs NAME LOG: run the lines of $LOG.runs (arguments of xchg-sim, one run a line) and
+# sim_runs NAME LOG: run the lines of $sim_list (arguments of xchg-sim, one run a line) and
 # pass or fail the case (a file, not a pipe: pass and fail count in this shell).
 sim_runs() {
-    local name=$1 log=$2 n=0 bad=0 line
+    local name=$1 log=$2 n=0 bad=0 line rc
     : >"$log"
     while read -r line; do
         [ -n "$line" ] || continue
         n=$((n + 1))
         # shellcheck disable=SC2086
-        if ! timeout 120 "$sim_bin" $line --csv >>"$log" 2>&1; then
+        timeout 120 "$sim_bin" $line --csv >>"$log" 2>&1
+        rc=$?
+        if [ $rc -ne 0 ]; then
             bad=$((bad + 1))
-            [ $bad -le 3 ] && echo "failed: xchg-sim $line" >>"$log"
+            [ $bad -le 3 ] && echo "failed: xchg-sim $line (exit status $rc; 124: over 120 s, above 128: signal)" >>"$log"
         fi
-    done <"$log.runs"
-    rm -f "$log.runs"
+    done <"$sim_list"
+    rm -f "$sim_list"
     if [ $bad -eq 0 ]; then
         pass "$name ($n runs)" "$start"
     else
@@ -90,7 +93,7 @@ else
                 for spec in "${sim_specs_small[@]}"; do echo "$spec p=$p bytes=$b"; done
                 echo "alltoall torus:dims=$(sim_shape "$p") p=$p bytes=$b"
             done
-        done >"$log.runs"
+        done >"$sim_list"
         sim_runs "$name" "$log"
     fi
 
@@ -107,7 +110,7 @@ else
             echo "alltoallv twophase p=$p bytes=100"
             echo "alltoallv twophase p=$p bytes=8 --workload hrel:h=4"
             [ "$p" -lt 257 ] && echo "alltoall torus:dims=$(sim_shape "$p") p=$p bytes=8"
-        done >"$log.runs"
+        done >"$sim_list"
         sim_runs "$name" "$log"
     fi
 
@@ -120,8 +123,8 @@ else
                 "allgather circulant" "alltoallv pairwise --no-carry" "alltoallv hier"; do
                 echo "$spec p=$p bytes=$b"
             done
-        done >"$log.runs"
-        echo "allgather ring p=1024 bytes=8" >>"$log.runs"
+        done >"$sim_list"
+        echo "allgather ring p=1024 bytes=8" >>"$sim_list"
         sim_runs "$name" "$log"
     fi
 
@@ -141,7 +144,7 @@ else
                     echo "$spec p=$p bytes=8 $net"
                 done ;;
             esac
-        done >"$log.runs"
+        done >"$sim_list"
         sim_runs "$name" "$log"
     fi
 
@@ -159,7 +162,7 @@ else
             for shape in 10x10 16x8 257 25x40 32x32; do
                 echo "alltoall torus p=$((${shape/x/*})) bytes=1 --net torus=$shape --port-share 0"
             done
-        } >"$log.runs"
+        } >"$sim_list"
         sim_runs "$name" "$log"
     fi
 
