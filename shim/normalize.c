@@ -497,6 +497,80 @@ static int v_pack(xchg_ctx_t *ctx, const void *from, xchg_counts_t counts, xchg_
     return MPI_SUCCESS;
 }
 
+/* The byte layout of both sides of one alltoallv (side_layout) and this rank's statistics. */
+typedef struct v_layout {
+    size_t *sendbytes, *sendoffs, *recvbytes, *recvoffs; /* [p] each, on the scratch stack */
+    size_t send_total, recv_total;
+    MPI_Aint send_shift, recv_shift;
+    uint64_t stats[3]; /* bytes sent, bytes received, largest single message */
+} v_layout_t;
+
+static int v_layout(xchg_ctx_t *ctx, xchg_counts_t sendcounts, xchg_counts_t sdispls,
+                    const xchg_type_t *st, xchg_counts_t recvcounts, xchg_counts_t rdispls,
+                    const xchg_type_t *rt, v_layout_t *l)
+{
+    int p = ctx->size;
+    size_t largest = 0;
+
+    l->sendbytes = xchg_scratch_push(ctx, 4 * (size_t)p * sizeof(size_t));
+    if (!l->sendbytes)
+        return MPI_ERR_NO_MEM;
+    l->sendoffs = l->sendbytes + p;
+    l->recvbytes = l->sendoffs + p;
+    l->recvoffs = l->recvbytes + p;
+    side_layout(p, sendcounts, sdispls, st, l->sendbytes, l->sendoffs, &l->send_shift,
+                &l->send_total);
+    side_layout(p, recvcounts, rdispls, rt, l->recvbytes, l->recvoffs, &l->recv_shift,
+                &l->recv_total);
+    for (int j = 0; j < p; j++) {
+        largest = l->sendbytes[j] > largest ? l->sendbytes[j] : largest;
+        largest = l->recvbytes[j] > largest ? l->recvbytes[j] : largest;
+    }
+    l->stats[0] = l->send_total;
+    l->stats[1] = l->recv_total;
+    l->stats[2] = largest;
+    return MPI_SUCCESS;
+}
+
+/* Pack what needs packing, run the chosen algorithm, keep what it carried, unpack. */
+static int v_run(xchg_ctx_t *ctx, const void *sendbuf, xchg_counts_t sendcounts,
+                 xchg_counts_t sdispls, const xchg_type_t *st, void *recvbuf,
+                 xchg_counts_t recvcounts, xchg_counts_t rdispls, const xchg_type_t *rt,
+                 v_layout_t *l, const xchg_call_t *call, xchg_outcome_t *out, int carrying)
+{
+    int in_place = sendbuf == MPI_IN_PLACE, rc;
+    xchg_carry_t carry = {{0}, {0}, 0};
+    const char *send = (const char *)sendbuf + l->send_shift;
+    char *recv = (char *)recvbuf + l->recv_shift;
+
+    memcpy(carry.mine, l->stats, sizeof carry.mine);
+    if (in_place || !st->dense) {
+        rc = v_pack(ctx, in_place ? recvbuf : sendbuf, sendcounts, sdispls, st, l->send_total,
+                    l->sendoffs, &send);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    if (!rt->dense) {
+        recv = xchg_scratch_push(ctx, l->recv_total);
+        if (!recv)
+            return MPI_ERR_NO_MEM;
+    }
+    rc = xchg_algo_impl(out->algo)->alltoallv(ctx, send, l->sendbytes, l->sendoffs, recv,
+                                              l->recvbytes, l->recvoffs, call, &out->params,
+                                              carrying ? &carry : NULL);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (carry.done) {
+        memcpy(ctx->shim->carried, carry.agreed, sizeof carry.agreed);
+        ctx->shim->carried_age = 0;
+        ctx->shim->carried_version++;
+    }
+    for (int j = 0; j < ctx->size && rc == MPI_SUCCESS && !rt->dense; j++)
+        rc = xchg_unpack(recv + l->recvoffs[j], (size_t)count_at(recvcounts, j), rt,
+                         (char *)recvbuf + displ_at(rdispls, j) * rt->extent, ctx->comm);
+    return rc;
+}
+
 int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts_t sdispls,
                       MPI_Datatype sendtype, void *recvbuf, xchg_counts_t recvcounts,
                       xchg_counts_t rdispls, MPI_Datatype recvtype, MPI_Comm comm,
@@ -505,12 +579,8 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
     xchg_type_t st, rt;
     xchg_ctx_t *ctx;
     xchg_call_t call;
-    xchg_carry_t carry = {{0}, {0}, 0};
-    int in_place = sendbuf == MPI_IN_PLACE, rc, p, carrying, decided;
-    size_t *sendbytes, *sendoffs, *recvbytes, *recvoffs, send_total, recv_total, largest = 0;
-    MPI_Aint send_shift, recv_shift;
-    const char *send;
-    char *recv;
+    v_layout_t l;
+    int in_place = sendbuf == MPI_IN_PLACE, rc, carrying, decided;
 
     /* step 1: what goes to the MPI library; the choice when it needs no statistics of this
      * call (then native needs nothing more from xchg) */
@@ -531,66 +601,28 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
         sendcounts = recvcounts;
         sdispls = rdispls;
     }
-    p = ctx->size;
-    for (int j = 0; j < p; j++)
+    for (int j = 0; j < ctx->size; j++)
         if (count_at(sendcounts, j) < 0 || count_at(recvcounts, j) < 0)
             return XCHG_PASS;
 
     /* step 2: byte layout, this call's statistics, the choice when it needs them */
-    sendbytes = xchg_scratch_push(ctx, 4 * (size_t)p * sizeof(size_t));
-    if (!sendbytes)
+    if (v_layout(ctx, sendcounts, sdispls, &st, recvcounts, rdispls, &rt, &l) != MPI_SUCCESS)
         return MPI_ERR_NO_MEM;
-    sendoffs = sendbytes + p;
-    recvbytes = sendoffs + p;
-    recvoffs = recvbytes + p;
-    side_layout(p, sendcounts, sdispls, &st, sendbytes, sendoffs, &send_shift, &send_total);
-    side_layout(p, recvcounts, rdispls, &rt, recvbytes, recvoffs, &recv_shift, &recv_total);
-    for (int j = 0; j < p; j++) {
-        largest = sendbytes[j] > largest ? sendbytes[j] : largest;
-        largest = recvbytes[j] > largest ? recvbytes[j] : largest;
-    }
-    carry.mine[0] = send_total;
-    carry.mine[1] = recv_total;
-    carry.mine[2] = largest;
+    /* rc is still the choice: XCHG_PASS when native serves the call */
     if (!decided) {
-        rc = v_agree(ctx, carry.mine, &call, out);
+        rc = v_agree(ctx, l.stats, &call, out);
         out->key = call.block_bytes;
     } else if (xchg_config.forced[XCHG_ALLTOALLV] != XCHG_AUTO) {
-        v_shape(&call, ctx, carry.mine); /* forced: the statistics show this rank's own values */
+        v_shape(&call, ctx, l.stats); /* forced: the statistics show this rank's own values */
         out->key = call.block_bytes;
     }
     if (rc != MPI_SUCCESS)
         return rc;
-    if ((!in_place && bad_buffer(sendbuf, send_total, &st)) ||
-        bad_buffer(recvbuf, recv_total, &rt))
+    if ((!in_place && bad_buffer(sendbuf, l.send_total, &st)) ||
+        bad_buffer(recvbuf, l.recv_total, &rt))
         return XCHG_PASS;
 
     /* steps 3 and 4: pack, run, unpack */
-    send = (const char *)sendbuf + send_shift;
-    if (in_place || !st.dense) {
-        rc = v_pack(ctx, in_place ? recvbuf : sendbuf, sendcounts, sdispls, &st, send_total,
-                    sendoffs, &send);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    recv = (char *)recvbuf + recv_shift;
-    if (!rt.dense) {
-        recv = xchg_scratch_push(ctx, recv_total);
-        if (!recv)
-            return MPI_ERR_NO_MEM;
-    }
-    rc = xchg_algo_impl(out->algo)->alltoallv(ctx, send, sendbytes, sendoffs, recv, recvbytes,
-                                              recvoffs, &call, &out->params,
-                                              carrying ? &carry : NULL);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (carry.done) {
-        memcpy(ctx->shim->carried, carry.agreed, sizeof carry.agreed);
-        ctx->shim->carried_age = 0;
-        ctx->shim->carried_version++;
-    }
-    for (int j = 0; j < p && rc == MPI_SUCCESS && !rt.dense; j++)
-        rc = xchg_unpack(recv + recvoffs[j], (size_t)count_at(recvcounts, j), &rt,
-                         (char *)recvbuf + displ_at(rdispls, j) * rt.extent, ctx->comm);
-    return rc;
+    return v_run(ctx, sendbuf, sendcounts, sdispls, &st, recvbuf, recvcounts, rdispls, &rt, &l,
+                 &call, out, carrying);
 }
