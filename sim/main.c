@@ -374,74 +374,103 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The algorithm of spec (NULL for auto: chosen once the call is known); 0, or 2 (printed). */
+static int parse_algo(int coll, const char *spec, run_t *run)
+{
+    char err[512];
+    int index;
+    run->algo = NULL;
+    if (strcmp(spec, "auto") == 0)
+        return 0;
+    if (xchg_spec_parse(coll, spec, &index, &run->params, err, sizeof err) != 0) {
+        fprintf(stderr, "xchg-sim: ALGO %s: %s\n", spec, err);
+        return 2;
+    }
+    run->algo = &xchg_algos[index];
+    if (run->algo->native || !xchg_impl_find(coll, run->algo->name)) {
+        fprintf(stderr, "xchg-sim: ALGO %s: the MPI library's own collective cannot be simulated\n",
+                spec);
+        return 2;
+    }
+    return 0;
+}
+
+/* auto's choice, the predicate, the model's parameters and prediction; 0, or 2 (printed). */
+static int complete_algo(const options_t *o, const char *spec, run_t *run, result_t *res)
+{
+    const char *why = "";
+    if (!run->algo && !(run->algo = model_best(&run->call, &o->net.machine, &run->params))) {
+        fprintf(stderr, "xchg-sim: auto: no algorithm of %s can serve this call\n",
+                xchg_coll_name(o->coll));
+        return 2;
+    }
+    if (!run->algo->applies(&run->call, &run->params, &why)) {
+        fprintf(stderr, "xchg-sim: ALGO %s does not apply: %s\n", spec, why);
+        return 2;
+    }
+    res->model = run->algo->cost(&run->call, &o->net.machine, &run->params);
+    res->algo = run->algo;
+    res->params = run->params;
+    run->impl = xchg_impl_find(o->coll, run->algo->name);
+    return 0;
+}
+
+/* After the run: return codes, agreed and carried maxima, every byte; 0, or 1 (printed). */
+static int check_run(const run_t *run, const sim_job_t *job)
+{
+    char err[512], what[160];
+    int bad = 0;
+    snprintf(what, sizeof what, "xchg-sim: %s %s p=%d bytes=%zu", xchg_coll_name(job->coll),
+             run->algo->name, job->p, job->bytes);
+    for (int r = 0; r < job->p && !bad; r++)
+        if (run->rc[r] != MPI_SUCCESS) {
+            fprintf(stderr, "%s: rank %d returned MPI error %d\n", what, r, run->rc[r]);
+            bad = 1;
+        }
+    if (!bad && (run->agree_bad || run->carry_bad)) {
+        fprintf(stderr, "%s: rank %d %s wrong maxima\n", what,
+                (run->agree_bad ? run->agree_bad : run->carry_bad) - 1,
+                run->agree_bad ? "agreed on" : "carried");
+        bad = 1;
+    }
+    if (!bad && sim_job_check(job, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: WRONG DATA: %s\n", what, err);
+        bad = 1;
+    }
+    return bad;
+}
+
 /* One run; 0 verified, 1 a failure (printed), 2 refused (printed). */
 static int run_one(const options_t *o, int p, size_t bytes, const char *spec, result_t *res)
 {
-    sim_job_t job;
+    sim_job_t job = {.coll = o->coll, .p = p, .bytes = bytes, .inplace = o->inplace, .wl = o->wl};
     run_t run;
     xchg_topo_t topo;
     sim_world_t *w = NULL;
-    int *node_of = malloc((size_t)p * sizeof *node_of), algo_index, status = 1;
+    int *node_of = malloc((size_t)p * sizeof *node_of), status;
     char err[512];
     double t0 = now();
 
-    memset(&job, 0, sizeof job);
     memset(&run, 0, sizeof run);
     memset(res, 0, sizeof *res);
-    job.coll = o->coll;
-    job.p = p;
-    job.bytes = bytes;
-    job.inplace = o->inplace;
-    job.wl = o->wl;
     run_machine = &o->net.machine;
     if (!node_of || make_layout(o, p, node_of, &topo, err, sizeof err) != 0) {
         fprintf(stderr, "xchg-sim: %s\n", node_of ? err : "out of memory");
-        free(node_of);
-        return 2;
+        status = 2;
+        goto out;
     }
-    /* the algorithm and its parameters, completed by its model */
-    if (strcmp(spec, "auto") == 0) {
-        run.algo = NULL;
-    } else if (xchg_spec_parse(o->coll, spec, &algo_index, &run.params, err, sizeof err) != 0) {
-        fprintf(stderr, "xchg-sim: ALGO %s: %s\n", spec, err);
-        free(node_of);
-        return 2;
-    } else {
-        run.algo = &xchg_algos[algo_index];
-    }
-    if (run.algo && (run.algo->native || !xchg_impl_find(o->coll, run.algo->name))) {
-        fprintf(stderr, "xchg-sim: ALGO %s: the MPI library's own collective cannot be simulated\n",
-                spec);
-        free(node_of);
-        return 2;
-    }
+    if ((status = parse_algo(o->coll, spec, &run)) != 0)
+        goto out;
     /* the buffers first: an alltoallv's call needs the true maxima */
+    status = 1;
     if (sim_job_init(&job) != 0) {
         fprintf(stderr, "xchg-sim: out of memory for the buffers of p=%d bytes=%zu\n", p, bytes);
         goto out;
     }
     make_call(&job, &topo, &run.call);
-    if (!run.algo) {
-        run.algo = model_best(&run.call, &o->net.machine, &run.params);
-        if (!run.algo) {
-            fprintf(stderr, "xchg-sim: auto: no algorithm of %s can serve this call\n",
-                    xchg_coll_name(o->coll));
-            status = 2;
-            goto out;
-        }
-    }
-    {
-        const char *why = "";
-        if (!run.algo->applies(&run.call, &run.params, &why)) {
-            fprintf(stderr, "xchg-sim: ALGO %s does not apply: %s\n", spec, why);
-            status = 2;
-            goto out;
-        }
-    }
-    res->model = run.algo->cost(&run.call, &o->net.machine, &run.params);
-    res->algo = run.algo;
-    res->params = run.params;
-    run.impl = xchg_impl_find(o->coll, run.algo->name);
+    if ((status = complete_algo(o, spec, &run, res)) != 0)
+        goto out;
+    status = 1;
     run.job = &job;
     run.no_carry = o->no_carry;
     run.rc = calloc((size_t)p, sizeof *run.rc);
@@ -456,24 +485,8 @@ static int run_one(const options_t *o, int p, size_t bytes, const char *spec, re
                 xchg_coll_name(o->coll), run.algo->name, p, bytes, w->error);
         goto out;
     }
-    for (int r = 0; r < p; r++)
-        if (run.rc[r] != MPI_SUCCESS) {
-            fprintf(stderr, "xchg-sim: %s %s p=%d bytes=%zu: rank %d returned MPI error %d\n",
-                    xchg_coll_name(o->coll), run.algo->name, p, bytes, r, run.rc[r]);
-            goto out;
-        }
-    if (run.agree_bad || run.carry_bad) {
-        fprintf(stderr, "xchg-sim: %s %s p=%d bytes=%zu: rank %d %s wrong maxima\n",
-                xchg_coll_name(o->coll), run.algo->name, p, bytes,
-                (run.agree_bad ? run.agree_bad : run.carry_bad) - 1,
-                run.agree_bad ? "agreed on" : "carried");
+    if (check_run(&run, &job) != 0)
         goto out;
-    }
-    if (sim_job_check(&job, err, sizeof err) != 0) {
-        fprintf(stderr, "xchg-sim: %s %s p=%d bytes=%zu: WRONG DATA: %s\n",
-                xchg_coll_name(o->coll), run.algo->name, p, bytes, err);
-        goto out;
-    }
     if (sim_net_replay(w, &o->net, &res->t) != 0) {
         fprintf(stderr, "xchg-sim: %s\n", w->error);
         goto out;
@@ -592,72 +605,85 @@ static int parse_list(const char *name, const char *v, long *out, int max)
     return n;
 }
 
+/* The sweep's network of kind for p ranks: as given (flat), nodes of 8 ranks (the last one
+ * smaller), or the most square torus. */
+static void sweep_net(options_t *o, const sim_net_t *base, int kind, int p)
+{
+    const int node_ranks = 8;
+    o->net = *base;
+    o->net.kind = kind;
+    if (kind == SIM_NET_TORUS)
+        square_shape(p, &o->net.rows, &o->net.cols);
+    if (kind == SIM_NET_NODES) {
+        o->nnodes_given = (p + node_ranks - 1) / node_ranks;
+        free(o->node_sizes);
+        o->node_sizes = malloc((size_t)o->nnodes_given * sizeof(int));
+        for (int k = 0; o->node_sizes && k < o->nnodes_given; k++)
+            o->node_sizes[k] = k < p / node_ranks ? node_ranks : p % node_ranks;
+    }
+}
+
+/* 1 when the sweep runs algo at p, bytes on o's network: its model can price the call (torus
+ * needs a shape) and its buffers fit under --mem-limit (else a note on stderr). */
+static int sweep_runs(const options_t *o, const xchg_algo_t *algo, int p, size_t bytes)
+{
+    sim_job_t est = {.coll = algo->coll, .p = p, .bytes = bytes};
+    xchg_call_t call = {0};
+    xchg_topo_t topo;
+    xchg_params_t params = {0};
+    int *node_of = malloc((size_t)p * sizeof *node_of), ok;
+    char err[256];
+
+    ok = node_of && (o->net.kind != SIM_NET_NODES || o->node_sizes) &&
+         make_layout(o, p, node_of, &topo, err, sizeof err) == 0;
+    free(node_of);
+    if (!ok)
+        return 0;
+    call.coll = algo->coll;
+    call.comm_size = p;
+    call.topo = &topo;
+    call.block_bytes = call.max_block_bytes = bytes;
+    call.max_send_bytes = call.max_recv_bytes = (size_t)p * bytes;
+    if (!(algo->cost(&call, &o->net.machine, &params) < INFINITY))
+        return 0;
+    if (estimate_bytes(&est, algo) > o->mem_limit) {
+        fprintf(stderr, "xchg-sim: sweep: %s %s p=%d bytes=%zu skipped (buffers above "
+                        "--mem-limit)\n",
+                xchg_coll_name(algo->coll), algo->name, p, bytes);
+        return 0;
+    }
+    return 1;
+}
+
 static int sweep(options_t *o, const long *plist, int np, const long *blist, int nb)
 {
-    static const int colls[] = {XCHG_ALLTOALL, XCHG_ALLGATHER, XCHG_ALLTOALLV};
     static const int nets[] = {SIM_NET_FLAT, SIM_NET_NODES, SIM_NET_TORUS};
-    int failures = 0, node_ranks = 8;
+    int failures = 0;
     sim_net_t base = o->net;
 
     o->csv = 1;
     print_csv_header();
     for (int n = 0; n < 3; n++)
-        for (int c = 0; c < 3; c++)
+        for (int coll = 0; coll < XCHG_NCOLLS; coll++)
             for (int a = 0; a < xchg_nalgos; a++) {
                 const xchg_algo_t *algo = &xchg_algos[a];
-                if (algo->coll != colls[c] || algo->native)
+                if (algo->coll != coll || algo->native)
                     continue;
+                o->coll = coll;
                 for (int i = 0; i < np; i++)
                     for (int j = 0; j < nb; j++) {
-                        int p = (int)plist[i], st;
-                        result_t res;
-                        sim_job_t est = {.coll = colls[c], .p = p, .bytes = (size_t)blist[j]};
-                        xchg_call_t call;
-                        xchg_topo_t topo;
-                        xchg_params_t pr = {0};
-                        int *node_of = malloc((size_t)p * sizeof *node_of);
-                        char err[256];
-                        o->coll = colls[c];
-                        o->net = base;
-                        o->net.kind = nets[n];
-                        if (nets[n] == SIM_NET_TORUS)
-                            square_shape(p, &o->net.rows, &o->net.cols);
-                        if (nets[n] == SIM_NET_NODES) {
-                            o->nnodes_given = (p + node_ranks - 1) / node_ranks;
-                            free(o->node_sizes);
-                            o->node_sizes = malloc((size_t)o->nnodes_given * sizeof(int));
-                            for (int k = 0; k < o->nnodes_given; k++)
-                                o->node_sizes[k] = k < p / node_ranks ? node_ranks : p % node_ranks;
-                        }
-                        /* only what the model can price on this network (torus needs it) */
-                        if (!node_of || make_layout(o, p, node_of, &topo, err, sizeof err) != 0) {
-                            free(node_of);
+                        int p = (int)plist[i];
+                        size_t bytes = (size_t)blist[j];
+                        sweep_net(o, &base, nets[n], p);
+                        if (!sweep_runs(o, algo, p, bytes))
                             continue;
-                        }
-                        free(node_of);
-                        memset(&call, 0, sizeof call);
-                        call.coll = colls[c];
-                        call.comm_size = p;
-                        call.topo = &topo;
-                        call.block_bytes = call.max_block_bytes = (size_t)blist[j];
-                        call.max_send_bytes = call.max_recv_bytes = (size_t)p * (size_t)blist[j];
-                        if (!(algo->cost(&call, &o->net.machine, &pr) < INFINITY))
-                            continue;
-                        if (estimate_bytes(&est, algo) > o->mem_limit) {
-                            fprintf(stderr, "xchg-sim: sweep: %s %s p=%d bytes=%ld skipped "
-                                            "(buffers above --mem-limit)\n",
-                                    xchg_coll_name(colls[c]), algo->name, p, blist[j]);
-                            continue;
-                        }
-                        for (int v = 0; v < 2; v++) {
-                            /* the model's parameters, and one port (k=1) where k is a key */
+                        /* the model's parameters, and one port (k=1) where k is a key */
+                        for (int v = 0; v < 1 + xchg_algo_has_key(algo, "k"); v++) {
                             char spec[64];
-                            if (v == 1 && !xchg_algo_has_key(algo, "k"))
-                                break;
+                            result_t res;
                             snprintf(spec, sizeof spec, "%s%s", algo->name, v ? ":k=1" : "");
-                            st = run_one(o, p, (size_t)blist[j], spec, &res);
-                            if (st == 0)
-                                print_result(o, spec, p, (size_t)blist[j], &res);
+                            if (run_one(o, p, bytes, spec, &res) == 0)
+                                print_result(o, spec, p, bytes, &res);
                             else
                                 failures++;
                         }
@@ -667,158 +693,177 @@ static int sweep(options_t *o, const long *plist, int np, const long *blist, int
     return failures ? 1 : 0;
 }
 
-int main(int argc, char **argv)
-{
+/* Everything on the command line. */
+typedef struct args {
     options_t o;
     long plist[64], blist[64];
-    int np = 0, nb = 0, do_sweep = 0, p = 0, have_bytes = 0, npos = 0;
-    const char *coll_name = NULL;
-    char err[256];
-    result_t res;
-    int status;
+    int np, nb, do_sweep, p, have_bytes, npos;
+    const char *coll_name;
+} args_t;
 
-    memset(&o, 0, sizeof o);
-    o.net.kind = SIM_NET_FLAT;
-    o.net.machine = xchg_machine_default;
-    o.net.machine.rho = 0; /* the simulator times messages, not the algorithms' own copies */
-    o.mem_limit = 8.0 * (1 << 30);
-    o.wl.kind = XCHG_WORKLOAD_UNIFORM;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        char name[64];
-        const char *eq = strchr(a, '=');
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return 0;
+/* A flag without a value; 0 when arg is none. */
+static int parse_flag(args_t *a, const char *arg)
+{
+    static const char *const flags[] = {"--sweep",   "--inplace",  "--csv",
+                                        "--corrupt", "--no-carry", "--corrupt-size"};
+    int *const fields[] = {&a->do_sweep, &a->o.inplace, &a->o.csv,
+                           &a->o.corrupt, &a->o.no_carry, &a->o.corrupt};
+    static const int values[] = {1, 1, 1, 1, 1, 2};
+    for (int f = 0; f < 6; f++)
+        if (strcmp(arg, flags[f]) == 0) {
+            *fields[f] = values[f];
+            return 1;
         }
-        if (strncmp(a, "--", 2) == 0) {
-            static const char *const flags[] = {"--sweep", "--inplace", "--csv", "--corrupt",
-                                                "--no-carry", "--corrupt-size"};
-            int flag = -1;
-            for (int f = 0; f < 6; f++)
-                if (strcmp(a, flags[f]) == 0)
-                    flag = f;
-            if (flag == 0)
-                do_sweep = 1;
-            else if (flag == 1)
-                o.inplace = 1;
-            else if (flag == 2)
-                o.csv = 1;
-            else if (flag == 3)
-                o.corrupt = 1;
-            else if (flag == 4)
-                o.no_carry = 1;
-            else if (flag == 5)
-                o.corrupt = 2;
-            if (flag >= 0)
+    return 0;
+}
+
+/* An option with a value (--name value or --name=value). */
+static void parse_option(args_t *a, const char *name, const char *v)
+{
+    xchg_machine_t *m = &a->o.net.machine;
+    char err[256];
+    if (strcmp(name, "--net") == 0)
+        parse_net(&a->o, v);
+    else if (strcmp(name, "--beta") == 0)
+        m->beta = parse_seconds(name, v);
+    else if (strcmp(name, "--tau") == 0)
+        m->tau = parse_seconds(name, v);
+    else if (strcmp(name, "--rho") == 0)
+        m->rho = parse_seconds(name, v);
+    else if (strcmp(name, "--port-share") == 0)
+        m->port_share = parse_seconds(name, v);
+    else if (strcmp(name, "--beta-inter") == 0)
+        m->beta_inter = parse_seconds(name, v);
+    else if (strcmp(name, "--tau-inter") == 0)
+        m->tau_inter = parse_seconds(name, v);
+    else if (strcmp(name, "--inject") == 0)
+        m->inject = (int)parse_long(name, v, 0, MAX_P);
+    else if (strcmp(name, "--workload") == 0) {
+        if (xchg_workload_parse(v, &a->o.wl, err, sizeof err) != 0)
+            die("--workload: %s%s", err, "");
+    } else if (strcmp(name, "--mem-limit") == 0)
+        a->o.mem_limit = parse_seconds(name, v) * (1 << 30);
+    else if (strcmp(name, "--sweep-p") == 0)
+        a->np = parse_list(name, v, a->plist, 64);
+    else if (strcmp(name, "--sweep-bytes") == 0)
+        a->nb = parse_list(name, v, a->blist, 64);
+    else
+        die("unknown option %s (see xchg-sim --help)%s", name, "");
+}
+
+static void parse_args(int argc, char **argv, args_t *a)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *eq = strchr(arg, '='), *v;
+        char name[64];
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            usage(stdout);
+            exit(0);
+        }
+        if (strncmp(arg, "--", 2) == 0) {
+            if (parse_flag(a, arg))
                 continue;
-            snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
+            snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
             v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
             if (!v)
                 die("%s: a value is missing%s", name, "");
-            if (strcmp(name, "--net") == 0)
-                parse_net(&o, v);
-            else if (strcmp(name, "--beta") == 0)
-                o.net.machine.beta = parse_seconds(name, v);
-            else if (strcmp(name, "--tau") == 0)
-                o.net.machine.tau = parse_seconds(name, v);
-            else if (strcmp(name, "--rho") == 0)
-                o.net.machine.rho = parse_seconds(name, v);
-            else if (strcmp(name, "--port-share") == 0)
-                o.net.machine.port_share = parse_seconds(name, v);
-            else if (strcmp(name, "--beta-inter") == 0)
-                o.net.machine.beta_inter = parse_seconds(name, v);
-            else if (strcmp(name, "--tau-inter") == 0)
-                o.net.machine.tau_inter = parse_seconds(name, v);
-            else if (strcmp(name, "--inject") == 0)
-                o.net.machine.inject = (int)parse_long(name, v, 0, MAX_P);
-            else if (strcmp(name, "--workload") == 0) {
-                if (xchg_workload_parse(v, &o.wl, err, sizeof err) != 0)
-                    die("--workload: %s%s", err, "");
-            } else if (strcmp(name, "--mem-limit") == 0)
-                o.mem_limit = parse_seconds(name, v) * (1 << 30);
-            else if (strcmp(name, "--sweep-p") == 0)
-                np = parse_list(name, v, plist, 64);
-            else if (strcmp(name, "--sweep-bytes") == 0)
-                nb = parse_list(name, v, blist, 64);
-            else
-                die("unknown option %s (see xchg-sim --help)%s", name, "");
-        } else if (strncmp(a, "p=", 2) == 0) {
-            p = (int)parse_long("p", a + 2, 1, MAX_P);
-        } else if (strncmp(a, "bytes=", 6) == 0) {
-            o.bytes = (size_t)parse_long("bytes", a + 6, 0, 1L << 30);
-            have_bytes = 1;
-        } else if (npos == 0) {
-            coll_name = a;
-            npos++;
-        } else if (npos == 1) {
-            o.spec = a;
-            npos++;
+            parse_option(a, name, v);
+        } else if (strncmp(arg, "p=", 2) == 0) {
+            a->p = (int)parse_long("p", arg + 2, 1, MAX_P);
+        } else if (strncmp(arg, "bytes=", 6) == 0) {
+            a->o.bytes = (size_t)parse_long("bytes", arg + 6, 0, 1L << 30);
+            a->have_bytes = 1;
+        } else if (a->npos < 2) {
+            *(a->npos++ == 0 ? &a->coll_name : &a->o.spec) = arg;
         } else {
-            die("unexpected argument '%s' (see xchg-sim --help)%s", a, "");
+            die("unexpected argument '%s' (see xchg-sim --help)%s", arg, "");
         }
     }
-    if (do_sweep) {
-        if (np == 0) {
-            static const long dp[] = {2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
-            np = 10;
-            memcpy(plist, dp, sizeof dp);
-        }
-        if (nb == 0) {
-            static const long db[] = {8, 256, 4096};
-            nb = 3;
-            memcpy(blist, db, sizeof db);
-        }
-        if (o.net.machine.beta_inter == 0)
-            o.net.machine.beta_inter = 10 * o.net.machine.beta;
-        if (o.net.machine.tau_inter == 0)
-            o.net.machine.tau_inter = 10 * o.net.machine.tau;
-        if (o.net.machine.inject == 0)
-            o.net.machine.inject = 1;
-        o.no_carry = 1;
-        return sweep(&o, plist, np, blist, nb);
+}
+
+/* The sweep's defaults: p, block sizes, two-level constants, no carried statistics. */
+static int run_sweep(args_t *a)
+{
+    static const long dp[] = {2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+    static const long db[] = {8, 256, 4096};
+    xchg_machine_t *m = &a->o.net.machine;
+    if (a->np == 0) {
+        a->np = (int)(sizeof dp / sizeof dp[0]);
+        memcpy(a->plist, dp, sizeof dp);
     }
-    if (!coll_name || !o.spec) {
+    if (a->nb == 0) {
+        a->nb = (int)(sizeof db / sizeof db[0]);
+        memcpy(a->blist, db, sizeof db);
+    }
+    m->beta_inter = m->beta_inter > 0 ? m->beta_inter : 10 * m->beta;
+    m->tau_inter = m->tau_inter > 0 ? m->tau_inter : 10 * m->tau;
+    m->inject = m->inject > 0 ? m->inject : 1;
+    a->o.no_carry = 1;
+    return sweep(&a->o, a->plist, a->np, a->blist, a->nb);
+}
+
+/* One run's arguments complete and consistent, its buffers below --mem-limit; else exit 2. */
+static void check_single(args_t *a)
+{
+    static const char *const colls[XCHG_NCOLLS] = {"alltoall", "allgather", "alltoallv"};
+    options_t *o = &a->o;
+    sim_job_t est;
+    int idx, c;
+    xchg_params_t pr;
+    char err[256];
+    double need;
+
+    if (!a->coll_name || !o->spec) {
         usage(stderr);
-        return 2;
+        exit(2);
     }
-    if (strcmp(coll_name, "alltoall") == 0)
-        o.coll = XCHG_ALLTOALL;
-    else if (strcmp(coll_name, "allgather") == 0)
-        o.coll = XCHG_ALLGATHER;
-    else if (strcmp(coll_name, "alltoallv") == 0)
-        o.coll = XCHG_ALLTOALLV;
-    else
-        die("COLL '%s': expected alltoall, allgather or alltoallv%s", coll_name, "");
-    if (p == 0)
+    for (c = 0; c < XCHG_NCOLLS && strcmp(a->coll_name, colls[c]) != 0; c++)
+        ;
+    if (c == XCHG_NCOLLS)
+        die("COLL '%s': expected alltoall, allgather or alltoallv%s", a->coll_name, "");
+    o->coll = c;
+    if (a->p == 0)
         die("p=N is missing%s%s", "", "");
-    if (!have_bytes)
+    if (!a->have_bytes)
         die("bytes=B is missing%s%s", "", "");
-    if (o.inplace && o.coll != XCHG_ALLGATHER)
+    if (o->inplace && o->coll != XCHG_ALLGATHER)
         die("--inplace: only for allgather%s%s", "", "");
-    if (o.net.kind == SIM_NET_NODES && o.nnodes_given == 0)
+    if (o->net.kind == SIM_NET_NODES && o->nnodes_given == 0)
         die("--net nodes=: no node sizes%s%s", "", "");
-    {
-        sim_job_t est = {.coll = o.coll, .p = p, .bytes = o.bytes};
-        int idx;
-        xchg_params_t pr;
-        const xchg_algo_t *algo = xchg_spec_parse(o.coll, o.spec, &idx, &pr, err, sizeof err) == 0
-                                      ? &xchg_algos[idx]
-                                      : &xchg_algos[0];
-        double need = estimate_bytes(&est, algo);
-        if (need > o.mem_limit) {
-            fprintf(stderr,
-                    "xchg-sim: p=%d bytes=%zu needs about %.1f GiB of buffers, above "
-                    "--mem-limit %.1f GiB\n",
-                    p, o.bytes, need / (1 << 30), o.mem_limit / (1 << 30));
-            return 2;
-        }
+    est = (sim_job_t){.coll = o->coll, .p = a->p, .bytes = o->bytes};
+    need = estimate_bytes(&est, xchg_spec_parse(o->coll, o->spec, &idx, &pr, err, sizeof err) == 0
+                                    ? &xchg_algos[idx]
+                                    : &xchg_algos[0]);
+    if (need > o->mem_limit) {
+        fprintf(stderr,
+                "xchg-sim: p=%d bytes=%zu needs about %.1f GiB of buffers, above --mem-limit "
+                "%.1f GiB\n",
+                a->p, o->bytes, need / (1 << 30), o->mem_limit / (1 << 30));
+        exit(2);
     }
-    if (o.csv)
+}
+
+int main(int argc, char **argv)
+{
+    args_t a;
+    result_t res;
+    int status;
+
+    memset(&a, 0, sizeof a);
+    a.o.net.kind = SIM_NET_FLAT;
+    a.o.net.machine = xchg_machine_default;
+    a.o.net.machine.rho = 0; /* the simulator times messages, not the algorithms' own copies */
+    a.o.mem_limit = 8.0 * (1 << 30);
+    a.o.wl.kind = XCHG_WORKLOAD_UNIFORM;
+    parse_args(argc, argv, &a);
+    if (a.do_sweep)
+        return run_sweep(&a);
+    check_single(&a);
+    if (a.o.csv)
         print_csv_header();
-    status = run_one(&o, p, o.bytes, o.spec, &res);
+    status = run_one(&a.o, a.p, a.o.bytes, a.o.spec, &res);
     if (status == 0)
-        print_result(&o, o.spec, p, o.bytes, &res);
-    free(o.node_sizes);
+        print_result(&a.o, a.o.spec, a.p, a.o.bytes, &res);
+    free(a.o.node_sizes);
     return status;
 }

@@ -20,7 +20,8 @@
  *          B / inject), B the bytes all ranks of the sender's node send off the node in that
  *          step (the node's interface carries inject messages at full speed: hier's
  *          single-port model with inject = 1); inject = 0: no limit;
- *   torus: beta + tau L, L the most bytes any directed link of the message's path carries in
+ *   torus: beta_inter + tau_inter L (every torus node a node of one rank; as beta and tau when
+ *          not given), L the most bytes any directed link of the message's path carries in
  *          that step (all messages of the step that cross it, this one included): dimension-
  *          order routing (rows first, then columns, the shorter way round; a node half way
  *          round in a dimension gets half the message each way: torus_ways), every link its
@@ -147,7 +148,7 @@ static int cost_sends(sim_world_t *w, const sim_net_t *net)
                     for (int v = 0; v < nways; v++)
                         for (int n = torus_path(net, i, sd->peer, ways[v], links), l = 0; l < n; l++)
                             worst = load[links[l]] > worst ? load[links[l]] : worst;
-                    sd->cost = m->beta + m->tau * worst;
+                    sd->cost = beta_i + tau_i * worst;
                 }
             }
         }
