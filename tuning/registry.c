@@ -19,7 +19,7 @@
 
 #include "registry.h"
 #include "cost.h"
-#include "table.h"
+#include "size.h"
 #include "../algos/sched/twophase.h"
 #include "../algos/sched/factor.h"
 #include "../algos/sched/torus.h"

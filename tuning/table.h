@@ -8,13 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "../algos/sched/types.h"
-
-/* Bad input goes into a message as its first XCHG_QUOTE_MAX characters, then "..." when it is
- * longer, so that a huge value never hides the reason after it:
- *     snprintf(err, len, "bad value '%.*s%s': why", XCHG_QUOTE(value));  */
-#define XCHG_QUOTE_MAX 40
-#define XCHG_QUOTE(text)                                                                           \
-    XCHG_QUOTE_MAX, (text), (strnlen((text), XCHG_QUOTE_MAX + 1) > XCHG_QUOTE_MAX ? "..." : "")
+#include "size.h" /* XCHG_QUOTE for the messages of every parser */
 
 /* The largest tuning table xchg_table_load reads (a real one is a few KB). */
 #define XCHG_TABLE_MAX_BYTES ((size_t)4 << 20)
