@@ -1,5 +1,5 @@
 # xchg: one plain GNU Makefile. Sources are found by folder, so adding an algorithm needs no
-# line here (README.md, "Adding an algorithm"); tools are tuning/tools/xchg-*.c, unit tests
+# line here (README.md, "Adding an algorithm"); tools are tools/xchg-*.c, unit tests
 # tests/unit/test_*.c, MPI test programs tests/mpi/*.c|*.f90, applications tests/apps/*.c.
 #
 #   make              build $(BUILD)/libxchg.so, the pure $(BUILD)/libxchgcore.a and the tools
@@ -57,8 +57,8 @@ NOMPI := $(BUILD)/nompi/mpi.h $(BUILD)/nompi/hwloc.h
 MPI_SRC := $(wildcard shim/*.c algos/*.c)
 LIB_SRC := $(MPI_SRC) $(CORE_SRC)
 LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(MPI_SRC)) $(CORE_OBJ)
-HEADERS := $(wildcard shim/*.h algos/*.h algos/sched/*.h tuning/*.h tuning/tools/*.h)
-TOOLS := $(patsubst tuning/tools/%.c,$(BUILD)/%,$(wildcard tuning/tools/xchg-*.c))
+HEADERS := $(wildcard shim/*.h algos/*.h algos/sched/*.h tuning/*.h tools/*.h)
+TOOLS := $(patsubst tools/%.c,$(BUILD)/%,$(wildcard tools/xchg-*.c))
 UNIT := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/test_*.c))
 MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c)) \
              $(patsubst tests/mpi/%.f90,$(BUILD)/tests/%,$(wildcard tests/mpi/*.f90))
@@ -91,13 +91,13 @@ $(BUILD)/libxchg.so: $(LIB_OBJ)
 	$(MPICC) -shared -o $@ $^ $(LDLIBS)
 
 # The MPI tools link the library's objects directly (no preload needed) and what they share
-# (tuning/tools/tool_common.c); xchg-sched and the unit tests link only the pure core, with
+# (tools/tool_common.c); xchg-sched and the unit tests link only the pure core, with
 # the plain compiler.
-TOOL_OBJ := $(BUILD)/obj/tuning/tools/tool_common.o
-$(BUILD)/xchg-%: tuning/tools/xchg-%.c $(LIB_OBJ) $(TOOL_OBJ) $(HEADERS)
+TOOL_OBJ := $(BUILD)/obj/tools/tool_common.o
+$(BUILD)/xchg-%: tools/xchg-%.c $(LIB_OBJ) $(TOOL_OBJ) $(HEADERS)
 	$(MPICC) $(CFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB_OBJ) $(LDLIBS)
 
-$(BUILD)/xchg-sched: tuning/tools/xchg-sched.c $(CORE_LIB) $(CORE_HEADERS) | $(NOMPI)
+$(BUILD)/xchg-sched: tools/xchg-sched.c $(CORE_LIB) $(CORE_HEADERS) | $(NOMPI)
 	$(PURE_CC) $(CFLAGS) -I$(BUILD)/nompi -o $@ $< $(CORE_LIB) -lm
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(CORE_LIB) $(CORE_HEADERS) $(wildcard tests/unit/*.h) | $(NOMPI)
@@ -151,7 +151,7 @@ bench-cluster: deps
 
 fmt:
 	clang-format -i $(wildcard shim/*.[ch] algos/*.[ch] algos/sched/*.[ch] tuning/*.[ch] \
-	  tuning/tools/*.c tests/unit/*.[ch] tests/mpi/*.[ch] tests/apps/*.c)
+	  tools/*.c tests/unit/*.[ch] tests/mpi/*.[ch] tests/apps/*.c)
 
 clean:
 	rm -rf build

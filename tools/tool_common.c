@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "tool_common.h"
-#include "../size.h"
+#include "../tuning/size.h"
 
 /* Complete req; idle ranks sleep between tests, active ones yield. */
 int tool_wait(MPI_Request *req, int idle)

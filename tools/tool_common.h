@@ -34,7 +34,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../algos/xchg.h"
+#include "../algos/xchg.h"
 
 /* Complete req; idle ranks sleep between tests, active ones yield. */
 int tool_wait(MPI_Request *req, int idle);

@@ -74,10 +74,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../shim/api.h"
-#include "../cost.h"
-#include "../table.h"
-#include "../table_write.h"
+#include "../shim/api.h"
+#include "../tuning/cost.h"
+#include "../tuning/table.h"
+#include "../tuning/table_write.h"
 #include "tool_common.h"
 
 #define MAX_SIZES 256

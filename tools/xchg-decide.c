@@ -26,8 +26,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../shim/api.h"
-#include "../cost.h"
+#include "../shim/api.h"
+#include "../tuning/cost.h"
 
 #define MAX_LIST 16
 #define BATCHES 3

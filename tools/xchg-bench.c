@@ -74,9 +74,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../shim/api.h"
-#include "../cost.h"
-#include "../workloads.h"
+#include "../shim/api.h"
+#include "../tuning/cost.h"
+#include "../tuning/workloads.h"
 #include "tool_common.h"
 
 #define MAX_SPECS 64

@@ -28,11 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../algos/sched/circulant.h"
-#include "../../algos/sched/factor.h"
-#include "../../algos/sched/radix.h"
-#include "../../algos/sched/torus.h"
-#include "../registry.h"
+#include "../algos/sched/circulant.h"
+#include "../algos/sched/factor.h"
+#include "../algos/sched/radix.h"
+#include "../algos/sched/torus.h"
+#include "../tuning/registry.h"
 
 #define RADIX_MAX_RANKS 4096 /* the simulator keeps 3 p^2 ints */
 #define CIRC_MAX_RANKS 1000000
