@@ -1,6 +1,6 @@
 /*
- * api.h: what xchg's own tools (xchg-tune, xchg-bench, xchg-decide) may use of the library:
- * the configuration through these calls only (never xchg_config itself), the decision, and a
+ * api.h: what xchg's own tools (xchg-tune, xchg-bench, xchg-decide, xchg-project) may use of
+ * the library: the configuration through these calls only (never xchg_config itself), the decision, and a
  * context to run rounds on. The registry and the tuning table are the tools' own (tuning/).
  */
 #ifndef XCHG_API_H
@@ -43,5 +43,17 @@ size_t xchg_size_key(const xchg_call_t *call);
 int xchg_last_choice(int coll, char *out, size_t outlen);
 /* The context of a communicator (created and cached on first use), or NULL with *rc set. */
 xchg_ctx_t *xchg_ctx_get(MPI_Comm comm, int *rc);
+
+#define XCHG_MAX_ALGOS 16 /* registry entries of one collective, at most */
+
+/* An algorithm with its completed parameters, and (from the models) its predicted time. */
+typedef struct xchg_choice {
+    int algo;
+    xchg_params_t params;
+    double time;
+} xchg_choice_t;
+/* Every algorithm of the call's collective that the models can price (native included),
+ * fastest first, at most max; returns how many. */
+int xchg_model_rank(const xchg_call_t *call, xchg_choice_t *ranked, int max);
 
 #endif

@@ -78,18 +78,11 @@ static inline xchg_ctx_t *xchg_ctx_cached(MPI_Comm comm)
 void xchg_ctx_finalize(void);   /* free the contexts of COMM_WORLD and COMM_SELF */
 
 /* select.c and learn.c */
-#define XCHG_MAX_ALGOS 16 /* registry entries of one collective, at most */
 #define XCHG_DECISIONS 64 /* decisions cached per context */
 #define XCHG_TRIALS 16    /* call shapes learned per context */
 #define XCHG_LEARN_MAX 4  /* candidates one trial times (native and the model's best) */
 #define XCHG_LEARN_SAMPLES 3 /* counted calls per candidate, after one warm-up call */
 
-/* An algorithm with its completed parameters, and (from the models) its predicted time. */
-typedef struct xchg_choice {
-    int algo;
-    xchg_params_t params;
-    double time;
-} xchg_choice_t;
 
 /* Which level of the precedence decided. */
 enum { XCHG_FROM_FORCED, XCHG_FROM_TABLE, XCHG_FROM_MODEL, XCHG_FROM_FALLBACK };
@@ -176,9 +169,6 @@ unsigned xchg_skew_class(const xchg_call_t *call);
 /* The decision for a call shape, uncached: forced > table > model. Completes params; reason
  * (may be NULL) receives why. A pure function of the call and the configuration. */
 int xchg_decide(const xchg_call_t *call, xchg_params_t *params, char *reason, size_t len);
-/* Every algorithm of the call's collective that the models can price (native included),
- * fastest first, at most max; returns how many. */
-int xchg_model_rank(const xchg_call_t *call, xchg_choice_t *ranked, int max);
 /* The decision for a call on ctx's communicator: *choice (algo and params). *trial is -1, or
  * the learning slot to report the call's time to (xchg_learn_record) after it ran; *learned
  * is the slot of a settled shape (for xchg_learn_tick), or -1.

@@ -47,7 +47,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "../shim/shim.h"
+#include "../shim/api.h"
 #include "../tuning/cost.h"
 
 #define MARK_BEGIN "<!-- xchg-project:begin -->"
@@ -234,14 +234,15 @@ static int configure(const xchg_machine_t *machine)
                                  "XCHG_DISABLE"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
+    xchg_machine_t m = *machine;
     xchg_config_load();
     for (int coll = 0; coll < XCHG_NCOLLS; coll++)
-        if (xchg_config.forced[coll] != XCHG_AUTO)
+        if (xchg_force(coll, "auto") != 0)
             return -1;
-    if (xchg_config.table.nrules != 0)
+    if (xchg_api_table_rules() != 0)
         return -1;
-    xchg_config.machine = *machine;
-    xchg_config.machine.native = NULL; /* no measured curves: native by its model */
+    m.native = NULL; /* no measured curves: native by its model */
+    xchg_api_set_machine(&m);
     return 0;
 }
 
