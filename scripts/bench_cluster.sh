@@ -29,6 +29,12 @@
 #   BENCH_CLUSTER_RING_LINK=100mbit  BENCH_CLUSTER_TORUS_LINK=50mbit
 #   BENCH_CLUSTER_TUNE=1           first xchg-tune --quick on the cluster; auto then uses its
 #                                  table (tune.txt, table.txt in the cluster's folder)
+#   A reduced sweep (each knob replaces one of xchg-bench's defaults; unset: the full sweep):
+#   BENCH_CLUSTER_SIZES=LIST       these blocks instead of 1 B .. MAX_BYTES (e.g. 1,64,1K,16K,256K)
+#   BENCH_CLUSTER_ALGOS=LIST       these specs instead of xchg-bench's default list
+#   BENCH_CLUSTER_COLLS=LIST       these collectives (default alltoall,allgather,alltoallv)
+#   BENCH_CLUSTER_ITERS=MIN,MAX    timed calls per line (default 5,1000), within TIME_MS
+#   BENCH_CLUSTER_WARMUP=N         untimed calls before each line (default 20)
 #   BENCH_CLUSTER_SMOKE=1          a one-minute check that everything works: the first cluster
 #                                  only (or BENCH_CLUSTER_ONLY's), blocks 1, 1K and 64K, native,
 #                                  auto and two algorithms per collective, a few calls per line
@@ -93,6 +99,17 @@ on() {
 }
 
 bench_args=(--max-bytes "$max_bytes" --time-ms "$time_ms")
+[ -n "${BENCH_CLUSTER_SIZES:-}" ] && bench_args+=(--sizes "$BENCH_CLUSTER_SIZES")
+[ -n "${BENCH_CLUSTER_ALGOS:-}" ] && bench_args+=(--algos "$BENCH_CLUSTER_ALGOS")
+[ -n "${BENCH_CLUSTER_COLLS:-}" ] && bench_args+=(--coll "$BENCH_CLUSTER_COLLS")
+[ -n "${BENCH_CLUSTER_WARMUP:-}" ] && bench_args+=(--warmup "$BENCH_CLUSTER_WARMUP")
+if [ -n "${BENCH_CLUSTER_ITERS:-}" ]; then
+    [[ $BENCH_CLUSTER_ITERS =~ ^([0-9]+),([0-9]+)$ ]] || {
+        echo "bench_cluster.sh: BENCH_CLUSTER_ITERS='$BENCH_CLUSTER_ITERS' is not MIN,MAX" >&2
+        exit 2
+    }
+    bench_args+=(--min-iters "${BASH_REMATCH[1]}" --max-iters "${BASH_REMATCH[2]}")
+fi
 if [ "$smoke" = 1 ]; then
     [ -n "$only" ] || only='^star-3221-100mbit$'
     bench_args=(--sizes "1,1K,64K" --time-ms 5 --min-iters 2 --max-iters 5 --warmup 1
@@ -146,6 +163,8 @@ for config in "${configs[@]}"; do
         sed 's/^node_layout: /measured: /' "$dir/ping.txt"
         if [ "$ranks" -gt "$cores" ] && [ "$MPI" = mpich ]; then
             echo "note: $ranks ranks on $cores cores: MPICH's native collectives busy-poll and take CPU from the other ranks; xchg's algorithms yield (XCHG_WAIT=yield). Where native is slow for small blocks, that is the CPU, not the network: compare xchg's algorithms with each other there."
+        elif [ "$ranks" -gt "$cores" ]; then
+            echo "note: $ranks ranks on $cores cores: Open MPI's native collectives yield while they wait (mpi_yield_when_idle 1, set by xchgrun), as xchg's algorithms do (XCHG_WAIT=yield)."
         fi
         if [ -s "$dir/summary.txt" ]; then
             cat "$dir/summary.txt"
