@@ -17,8 +17,9 @@
 # auto's choice, and the faster hier's time against native (nat/hier) and against the fastest
 # of the others, auto left out (best/hier; above 1: hier is faster). Then
 # scripts/plot_hier.sh draws $BUILD/bench-hier/hier.png (speed-up over native, a panel a cluster).
-# Every cluster session (up .. down) holds flock $BENCH_HIER_LOCK, so that other users of the
-# cluster wait; one session lasts a few minutes.
+# Every cluster session (up .. down) holds flock $BENCH_HIER_LOCK and the session lock of
+# scripts/xchgrun (/run/lock/xchg-cluster.session), so that other users of the cluster wait;
+# one session lasts 1 to 8 minutes.
 #
 # Environment:
 #   MPI=openmpi|mpich (default openmpi: with more ranks than cores, Open MPI's native waits
@@ -124,6 +125,11 @@ for config in "${configs[@]}"; do
     (
         exec {fd}>>"$lock"
         flock "$fd"
+        # and the cluster session of scripts/cluster's users (xchgrun, the test cases)
+        mkdir -p /run/lock
+        exec {session}>>/run/lock/xchg-cluster.session
+        flock "$session"
+        export XCHG_CLUSTER_HELD=1
         trap 'scripts/cluster down >/dev/null 2>&1 || true' EXIT
         rm -f "$dir"/rep*.csv "$dir"/verbose*.txt
         {
@@ -143,7 +149,7 @@ for config in "${configs[@]}"; do
             echo "xchg-tune ${tune_args[*]}: $(($(date +%s) - t0)) s" >>"$dir/tune.txt"
             grep -E '^(machine|#.*(beta|tau|port|inter))' "$dir/table.txt" | head -n 5 || true
         fi
-        export XCHG_TUNING=$PWD/$dir/table.txt XCHG_VERBOSE=1
+        export XCHG_TUNING="$(readlink -f "$dir/table.txt")" XCHG_VERBOSE=1
         for i in $(seq 1 "$repeat"); do
             echo "-- xchg-bench job $i/$repeat (loadavg $(cut -d' ' -f1-3 /proc/loadavg))"
             echo "job $i: loadavg $(cat /proc/loadavg)" >>"$dir/setup.txt"
