@@ -81,7 +81,7 @@ int xchg_alltoallv_twophase(xchg_ctx_t *ctx, const void *sendbuf, const size_t *
                                 call->max_block_bytes) != 0)
         return MPI_ERR_ARG;
 
-    fill = malloc((size_t)p * sizeof *fill);
+    fill = xchg_scratch_push(ctx, (size_t)p * sizeof *fill);
     bins = xchg_scratch_push(ctx, (size_t)p * plan.block1_bytes);
     landing = xchg_scratch_push(ctx, (size_t)p * plan.block1_bytes);
     bins2 = xchg_scratch_push(ctx, (size_t)p * plan.block2_bytes);
@@ -120,7 +120,6 @@ int xchg_alltoallv_twophase(xchg_ctx_t *ctx, const void *sendbuf, const size_t *
     else if (truncated)
         rc = MPI_ERR_TRUNCATE;
 out:
-    free(fill);
     xchg_scratch_release(ctx, mark);
     return rc;
 }
