@@ -16,7 +16,12 @@
  *     too. The table's machine line keeps both levels: beta and tau of the pair on one node,
  *     beta_inter and tau_inter of the pair across nodes (version 2 of the table; when rank 0
  *     has no other rank on its node, beta and tau are the pair's across nodes and there is no
- *     second level). A node's injection limit (inject=) is not measured.
+ *     second level). Across nodes tau_inter is the sustained rate of the two largest sizes
+ *     when that is more than a quarter slower than the fit (a rate-limited link passes a burst
+ *     faster than it sustains, and the relative fit favours small messages).
+ *  1b. inject (jobs on several nodes): the ranks of rank 0's node (up to 4) send port_bytes
+ *     each to ranks of other nodes at once, against one alone; inject = n t_one / t_all
+ *     (measure_inject), the node's interface carrying inject messages at full speed.
  *  2. port_share: one round of xchg_exchange with k = 1..4 messages of m = 1 MiB (256 KiB with
  *     --quick) each way; T_k = beta + m tau (1 + port_share (k - 1)) gives port_share by least
  *     squares over k from (T_k - T_1) / (T_1 - beta) = port_share (k - 1). The round runs the
@@ -994,6 +999,10 @@ typedef struct measured {
     int port_measured;
     double rho;
     size_t copy_bytes;
+    double cross_sustained; /* tau of the two largest ping-pongs across nodes (0: not used) */
+    int inject_senders;     /* ranks of rank 0's node that sent at once (0: not measured) */
+    double inject_one, inject_all; /* one of them alone, all of them: seconds */
+    int inject;             /* what the table says: 0 unlimited */
     double seconds;
 } measured_t;
 
@@ -1025,6 +1034,79 @@ static int processing_units(const xchg_ctx_t *ctx)
     if (sched_getaffinity(0, sizeof set, &set) == 0)
         return CPU_COUNT(&set);
     return 1;
+}
+
+/* A node's injection limit (inject=, xchg_machine_t): the n ranks of rank 0's node (at most
+ * PORTS_MAX) each send `bytes` to a rank on another node at once, against one of them alone.
+ * When the node's interface carries one message at full speed at a time the n messages take n
+ * times as long: inject = n t_one / t_all, rounded, 1 .. n; 0 (no limit) when n messages take
+ * less than 1.5 times one. The receivers are the first ranks of the other nodes in turn, so
+ * that as few as possible share a receiving node (when fewer nodes than senders remain, a node
+ * receives two messages and the figure is a lower bound). Every rank takes part in the
+ * barriers; a trial's time is its last receiver's, the median of reps. */
+static int measure_inject(xchg_ctx_t *ctx, size_t bytes, int reps, char *sendbuf, char *recvbuf,
+                          measured_t *m)
+{
+    int mine, n = node_count(ctx, &mine), remote[PORTS_MAX], nremote = 0, rc = MPI_SUCCESS;
+    double times[2][64];
+
+    n = n < PORTS_MAX ? n : PORTS_MAX;
+    reps = reps < 64 ? reps : 64;
+    /* the first rank of every other node, in node order, then the second ones ... */
+    for (int round = 0; nremote < n && round < ctx->size; round++) {
+        int before = nremote;
+        for (int node = 0; node < ctx->nnodes && nremote < n; node++) {
+            int seen = 0;
+            if (node == ctx->node_of[0])
+                continue;
+            for (int r = 0; r < ctx->size; r++)
+                if (ctx->node_of[r] == node && seen++ == round) {
+                    remote[nremote++] = r;
+                    break;
+                }
+        }
+        if (nremote == before)
+            break;
+    }
+    if (n < 2 || nremote == 0)
+        return MPI_SUCCESS;
+    for (int trial = 0; trial < 2; trial++) {
+        int senders = trial == 0 ? 1 : n;
+        for (int rep = 0; rep < reps && rc == MPI_SUCCESS; rep++) {
+            xchg_msg_t sends[1], recvs[PORTS_MAX];
+            int nsends = 0, nrecvs = 0;
+            double t0, elapsed = 0;
+            for (int i = 0; i < senders; i++) {
+                int from = node_member(ctx, i), to = remote[i % nremote];
+                if (ctx->rank == from)
+                    sends[nsends++] = (xchg_msg_t){to, sendbuf, bytes};
+                if (ctx->rank == to) {
+                    recvs[nrecvs] = (xchg_msg_t){from, recvbuf + (size_t)nrecvs * bytes, bytes};
+                    nrecvs++;
+                }
+            }
+            rc = tool_barrier(MPI_COMM_WORLD, nsends + nrecvs == 0);
+            t0 = MPI_Wtime();
+            if (rc == MPI_SUCCESS && nsends + nrecvs > 0)
+                rc = xchg_exchange(ctx, sends, nsends, recvs, nrecvs);
+            if (nrecvs > 0)
+                elapsed = MPI_Wtime() - t0;
+            if (rc == MPI_SUCCESS)
+                rc = tool_allreduce(&elapsed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            times[trial][rep] = elapsed;
+        }
+        qsort(times[trial], (size_t)reps, sizeof times[trial][0], tool_cmp_double);
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    m->inject_senders = n;
+    m->inject_one = times[0][reps / 2];
+    m->inject_all = times[1][reps / 2];
+    if (m->inject_one > 0 && m->inject_all > 1.5 * m->inject_one) {
+        int inject = (int)lround(n * m->inject_one / m->inject_all);
+        m->inject = inject < 1 ? 1 : inject > n ? n : inject;
+    }
+    return MPI_SUCCESS;
 }
 
 static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
@@ -1107,6 +1189,16 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
             m->cross = fit_linear(sizes, oneway, nsizes);
             if (opt->verbose)
                 print_points("across nodes", sizes, oneway, nsizes, &m->cross);
+            /* A link with a rate limit or a buffer passes a burst faster than it sustains
+             * (tc's tbf, a switch's buffers), and the relative fit favours small messages; a
+             * collective's traffic between nodes lasts long enough to run at the sustained
+             * rate: the slope of the two largest sizes, when it is steeper by a quarter. */
+            if (m->cross.ok && nsizes >= 2 && sizes[nsizes - 1] > sizes[nsizes - 2]) {
+                double slope = (oneway[nsizes - 1] - oneway[nsizes - 2]) /
+                               (double)(sizes[nsizes - 1] - sizes[nsizes - 2]);
+                if (slope > 1.25 * m->cross.tau)
+                    m->cross_sustained = slope;
+            }
         }
     }
 
@@ -1115,6 +1207,13 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
                        m->t_k);
     if (rc != MPI_SUCCESS)
         return rc;
+
+    /* how many of a node's messages leave it at full speed at once */
+    if (ctx->nnodes > 1) {
+        rc = measure_inject(ctx, m->port_bytes, opt->quick ? 5 : 9, buf, recvbuf, m);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
 
     /* local copies */
     m->copy_bytes = opt->quick ? ((size_t)2 << 20) : ((size_t)8 << 20);
@@ -1134,7 +1233,8 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
         }
         if (m->same.ok && m->cross.ok) {
             machine->beta_inter = m->cross.beta;
-            machine->tau_inter = m->cross.tau;
+            machine->tau_inter = m->cross_sustained > 0 ? m->cross_sustained : m->cross.tau;
+            machine->inject = m->inject;
         }
         if (m->rho > 0)
             machine->rho = m->rho;
@@ -1226,6 +1326,17 @@ static void describe_measurements(FILE *out, const char *prefix, const measured_
         fit_text("ping-pong across nodes", &m->cross, m->cross_peer, text, sizeof text);
         fprintf(out, "%s%s\n", prefix, text);
     }
+    if (m->cross_sustained > 0)
+        fprintf(out,
+                "%sacross nodes the two largest ping-pongs run at %.3g s/B (%.2f GB/s), more "
+                "than a quarter slower than the fit: tau_inter is that sustained rate\n",
+                prefix, m->cross_sustained, 1e-9 / m->cross_sustained);
+    if (m->inject_senders > 0)
+        fprintf(out,
+                "%s%d ranks of rank 0's node sending %zu B each to other nodes at once: %.3g s, "
+                "one alone %.3g s -> inject=%d%s\n",
+                prefix, m->inject_senders, m->port_bytes, m->inject_all, m->inject_one,
+                m->inject, m->inject ? "" : " (no limit seen)");
     if (!m->same.ok && !m->cross.ok)
         fprintf(out, "%sping-pong: not measured; built-in beta and tau\n", prefix);
     if (m->port_measured) {
