@@ -21,10 +21,11 @@
  * count them): the block to self; every own block that leaves in a message of more than one
  * block, once; every block for this rank that arrives in such a message, once; and a relayed
  * block only where a phase regroups the blocks (AT2's phases 2 and 3) or its message cannot be
- * received in place. Per node, in units of r c m (measured by tests/unit/test_sched_torus.c):
- * rings under 2 (relays never copied), 4x4 1.9, 8x8 3.2, 16x16 3.6, where the paper counts
- * 3 r c m rho (one rearrangement per phase) and the former pack-and-unpack at every hop took
- * 2.5, 4.5 and 6.5 for those tori.
+ * received in place, or it waits long where the store would exceed 3 r c units (torus.h). Per
+ * node, in units of r c m (measured by tests/unit/test_sched_torus.c): rings under 2 (relays
+ * never copied), 4x4 1.9, 8x8 3.2, 16x16 4.75, where the paper counts 3 r c m rho (one
+ * rearrangement per phase) and the former pack-and-unpack at every hop took 2.5, 4.5 and 6.5
+ * for those tori.
  *
  * The shape. The parameter dims (RxC, P for a ring), which the cost model fills in from the
  * communicator's periodic Cartesian topology (rank order of MPI_Cart_coords: rank = x c + y) or
@@ -34,7 +35,7 @@
  * Restrictions: a shape (above); p = 1 copies the block.
  *
  * The plan. The schedule and this rank's plan are pure functions of (r, c, rank) and cost
- * O(r c (r + c)) to build (measured: 34 us at 4x4, 1.0 ms at 16x16), so they are kept in one
+ * O(r c (r + c)) to build (measured: 30 us at 4x4, 1.8 ms at 16x16), so they are kept in one
  * small process-wide cache (PLAN_CACHE entries, mutex-protected, shared by every communicator and
  * thread): a repeated call shape builds them once. An entry is never changed or freed once
  * filled (so it is used without the lock); when the cache is full, a new shape is built for the

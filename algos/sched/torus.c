@@ -913,7 +913,11 @@ long xchg_torus_units(const xchg_torus_t *t)
  *     one received message's region goes out of there; any other S is packed into its frame
  *     (own blocks from the send buffer, relayed ones from where they landed) before its step;
  *   - a received message of one block for the node lands in the receive buffer; any other R
- *     that is not in a frame gets a region of its own, alive until its last block leaves.
+ *     that is not in a frame gets a region of its own, alive until its last block leaves;
+ *   - when that layout's store would exceed 3 r c units (xchg_torus_plan_init), the plan is made
+ *     again with every relayed block that leaves more than a step after it came, in a send
+ *     that packs it, copied out to a slot of its own after its step (moved()), so that a
+ *     received message's room is free after the next step.
  * Regions (frames and received messages' own) are placed in the store first-fit by their
  * lifetimes: a region is written from its first receive (or its packing) and read until its
  * send; two regions share units only when their lifetimes are apart, and a step never receives
@@ -1025,6 +1029,9 @@ typedef struct pmsg {
     /* a send: its frame's region (-1: none), where the send starts in it; or the receive it goes
      * out of directly (-1: none) and at which position */
     int region, base, from, from_pos;
+    /* the receives in a send's frame: a list from the send's first_attached through the
+     * receives' next_attached (-1 ends it) */
+    int first_attached, next_attached;
 } pmsg_t;
 
 /* A region of the store: units [at, at + len) from time start to time end (inclusive). Times:
@@ -1037,11 +1044,13 @@ typedef struct region {
 typedef struct planner {
     const xchg_torus_t *t;
     int node;
+    int moves; /* move relayed blocks that wait long out of their messages (moved()) */
     pmsg_t *msgs;
     size_t nmsgs, cap_msgs;
     xchg_torus_block_t *blocks;
     size_t nblocks, cap_blocks;
     int *link;         /* per block: a relayed block's place in the other message (-1: none) */
+    int *slot;         /* per received block: the region of its slot when moved (-1: none) */
     region_t *regions; /* per region */
     size_t nregions, cap_regions;
     xchg_torus_copy_t *copies;
@@ -1069,19 +1078,17 @@ static int gather_step(planner_t *pl, int k, xchg_torus_block_t *buf, int max)
                         sizeof *pl->blocks) ||
                 pl->nblocks + (size_t)n > INT_MAX)
                 return -1;
-            pl->msgs[pl->nmsgs++] = (pmsg_t){k,
-                                             pass == 0,
-                                             pass == 0 ? peer : from[i],
-                                             buf[0].part,
-                                             n,
-                                             (int)pl->nblocks,
-                                             -1,
-                                             0,
-                                             0,
-                                             -1,
-                                             0,
-                                             -1,
-                                             0};
+            pl->msgs[pl->nmsgs++] = (pmsg_t){.step = k,
+                                             .send = pass == 0,
+                                             .peer = pass == 0 ? peer : from[i],
+                                             .part = buf[0].part,
+                                             .n = n,
+                                             .first = (int)pl->nblocks,
+                                             .to = -1,
+                                             .region = -1,
+                                             .from = -1,
+                                             .first_attached = -1,
+                                             .next_attached = -1};
             for (int j = 0; j < n; j++) {
                 if (buf[j].part != buf[0].part)
                     return -1;
@@ -1124,6 +1131,19 @@ static int link_blocks(planner_t *pl)
     return rc;
 }
 
+/* Is block j of receive m, when m lands in send `to`'s frame (-1: in a region of its own),
+ * copied to a slot of its own after m's step? When it leaves more than one step later in
+ * another send that packs it: so the received message's room is free after the next step. */
+static int moved(const planner_t *pl, const int *owner, int m, int j, int to)
+{
+    const pmsg_t *r = &pl->msgs[m];
+    int b = r->first + j, s;
+    if (pl->link[b] < 0)
+        return 0;
+    s = owner[pl->link[b]];
+    return pl->moves && s != to && pl->msgs[s].from != m && pl->msgs[s].step > r->step + 1;
+}
+
 /* When position j of receive m stops being needed if m lands in a frame: after the unpacking of
  * its step (a block for the node), at the exchange of the send it goes on in (in place), or
  * when that send is packed (another send). */
@@ -1131,7 +1151,7 @@ static int frame_end(const planner_t *pl, const int *owner, int m, int j)
 {
     const pmsg_t *r = &pl->msgs[m];
     int b = r->first + j, s;
-    if (pl->link[b] < 0)
+    if (pl->link[b] < 0 || moved(pl, owner, m, j, r->to))
         return 3 * r->step + 2;
     s = owner[pl->link[b]];
     return 3 * pl->msgs[s].step + (s == r->to ? 1 : 0);
@@ -1154,12 +1174,12 @@ static int fits_frame(const planner_t *pl, const int *owner, int m)
         int e = frame_end(pl, owner, m, i);
         /* fed: the block S sends from here is this one or another receive's */
         int fed = pos >= 0 && pos < s->n && pl->link[s->first + pos] == b;
-        for (size_t o = 0; o < pl->nmsgs; o++) {
+        for (int o = s->first_attached; o >= 0; o = pl->msgs[o].next_attached) {
             const pmsg_t *other = &pl->msgs[o];
             int at = pos - other->offset;
-            if (other->send || !other->attached || other->to != r->to || at < 0 || at >= other->n)
+            if (at < 0 || at >= other->n)
                 continue;
-            if (overlap(w, e, 3 * other->step + 1, frame_end(pl, owner, (int)o, at)))
+            if (overlap(w, e, 3 * other->step + 1, frame_end(pl, owner, o, at)))
                 return 0;
             if (pos >= 0 && pos < s->n && pl->link[s->first + pos] == other->first + at)
                 fed = 1;
@@ -1176,13 +1196,23 @@ static void attach_receives(planner_t *pl, const int *owner)
 {
     for (size_t m = 0; m < pl->nmsgs; m++) {
         pmsg_t *r = &pl->msgs[m];
-        int to = -1, most = 0, offset = 0, ok = 1;
+        int to = -1, most = 0, offset = 0, ok = 1, seen[8], nseen = 0, again;
         if (r->send)
             continue;
         for (int j = 0; j < r->n; j++) {
             int b = r->first + j, s, count = 0;
-            if (pl->link[b] < 0 || (s = owner[pl->link[b]]) == to)
+            if (pl->link[b] < 0)
                 continue;
+            /* each send counted once (the first 8; more are counted again, as rarely as they
+             * occur) */
+            s = owner[pl->link[b]];
+            again = 0;
+            for (int k = 0; k < nseen && !again; k++)
+                again = seen[k] == s;
+            if (again)
+                continue;
+            if (nseen < 8)
+                seen[nseen++] = s;
             for (int i = j; i < r->n; i++)
                 count += pl->link[r->first + i] >= 0 && owner[pl->link[r->first + i]] == s;
             if (count > most) {
@@ -1202,6 +1232,10 @@ static void attach_receives(planner_t *pl, const int *owner)
         r->to = to;
         r->offset = offset;
         r->attached = ok && fits_frame(pl, owner, (int)m);
+        if (r->attached) {
+            r->next_attached = pl->msgs[to].first_attached;
+            pl->msgs[to].first_attached = (int)m;
+        }
     }
 }
 
@@ -1213,6 +1247,15 @@ static int add_region(planner_t *pl, int start, int end, long len)
     return (int)pl->nregions++;
 }
 
+/* A slot of one block for block j of receive m (moved): from the copy after m's step until
+ * the block's send is packed. */
+static int add_slot(planner_t *pl, const int *owner, int m, int j)
+{
+    const pmsg_t *r = &pl->msgs[m];
+    const pmsg_t *s = &pl->msgs[owner[pl->link[r->first + j]]];
+    return add_region(pl, 3 * r->step + 2, 3 * s->step, 1);
+}
+
 /* Frames, direct sends and the regions of received messages. */
 static int make_regions(planner_t *pl, const int *owner, int *recv_region)
 {
@@ -1222,17 +1265,18 @@ static int make_regions(planner_t *pl, const int *owner, int *recv_region)
         int from = -1, from_pos = 0;
         if (!s->send)
             continue;
-        for (size_t o = 0; o < pl->nmsgs; o++) {
+        for (int o = s->first_attached; o >= 0; o = pl->msgs[o].next_attached) {
             const pmsg_t *r = &pl->msgs[o];
-            if (r->send || !r->attached || r->to != (int)m)
-                continue;
             attached = 1;
             lo = r->offset < lo ? r->offset : lo;
             hi = r->offset + r->n > hi ? r->offset + r->n : hi;
             first = 3 * r->step + 1 < first ? 3 * r->step + 1 : first;
             for (int j = 0; j < r->n; j++) {
-                int e = frame_end(pl, owner, (int)o, j);
+                int e = frame_end(pl, owner, o, j);
                 last = e > last ? e : last;
+                if (moved(pl, owner, o, j, r->to) &&
+                    (pl->slot[r->first + j] = add_slot(pl, owner, o, j)) < 0)
+                    return -1;
             }
         }
         if (!attached) {
@@ -1268,7 +1312,10 @@ static int make_regions(planner_t *pl, const int *owner, int *recv_region)
             continue;
         for (int j = 0; j < r->n; j++) {
             int b = r->first + j;
-            if (pl->link[b] >= 0) {
+            if (pl->link[b] >= 0 && moved(pl, owner, (int)m, j, -1)) {
+                if ((pl->slot[b] = add_slot(pl, owner, (int)m, j)) < 0)
+                    return -1;
+            } else if (pl->link[b] >= 0) {
                 const pmsg_t *s = &pl->msgs[owner[pl->link[b]]];
                 int last = 3 * s->step + (s->from == (int)m ? 1 : 0);
                 end = last > end ? last : end;
@@ -1289,17 +1336,13 @@ static int by_start(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int by_at(const void *a, const void *b)
-{
-    const region_t *x = *(region_t *const *)a, *y = *(region_t *const *)b;
-    return x->at < y->at ? -1 : x->at > y->at;
-}
-
 /* First fit: every region at the lowest units free over its lifetime; returns the store's size
- * in units, or -1 when memory is exhausted. */
+ * in units, or -1 when memory is exhausted. The regions are placed in the order they start;
+ * the ones still alive then (live, kept in the order of their units) are the only ones a
+ * region must keep apart from: O(regions x live). */
 static long place_regions(planner_t *pl)
 {
-    size_t n = pl->nregions;
+    size_t n = pl->nregions, nlive = 0;
     region_t **order = malloc((n + 1) * sizeof *order), **live = malloc((n + 1) * sizeof *live);
     long size = 0;
     if (!order || !live) {
@@ -1312,13 +1355,14 @@ static long place_regions(planner_t *pl)
     qsort(order, n, sizeof *order, by_start);
     for (size_t i = 0; i < n; i++) {
         region_t *r = order[i];
-        size_t nlive = 0;
+        size_t kept = 0, j;
         long at = 0;
-        for (size_t j = 0; j < i; j++)
-            if (order[j]->end >= r->start && order[j]->len > 0)
-                live[nlive++] = order[j];
-        qsort(live, nlive, sizeof *live, by_at);
-        for (size_t j = 0; j < nlive; j++) {
+        /* the regions that ended before r starts are gone */
+        for (j = 0; j < nlive; j++)
+            if (live[j]->end >= r->start)
+                live[kept++] = live[j];
+        nlive = kept;
+        for (j = 0; j < nlive; j++) {
             if (live[j]->at >= at + r->len)
                 break;
             if (live[j]->at + live[j]->len > at)
@@ -1326,6 +1370,14 @@ static long place_regions(planner_t *pl)
         }
         r->at = at;
         size = at + r->len > size ? at + r->len : size;
+        if (r->len == 0)
+            continue;
+        /* r joins the live ones before the first that lies above it */
+        while (j > 0 && live[j - 1]->at > at)
+            j--;
+        memmove(&live[j + 1], &live[j], (nlive - j) * sizeof *live);
+        live[j] = r;
+        nlive++;
     }
     free(order);
     free(live);
@@ -1353,6 +1405,12 @@ static xchg_torus_loc_t loc_of(const planner_t *pl, const int *recv_region, int 
     if (recv_region[m] < 0)
         return (xchg_torus_loc_t){XCHG_TORUS_AT_RECV, blk->origin, 0};
     return (xchg_torus_loc_t){XCHG_TORUS_AT_STORE, (int)pl->regions[recv_region[m]].at, pos};
+}
+
+/* The slot of a moved block. */
+static xchg_torus_loc_t slot_loc(const planner_t *pl, int block)
+{
+    return (xchg_torus_loc_t){XCHG_TORUS_AT_STORE, (int)pl->regions[pl->slot[block]].at, 0};
 }
 
 /* A copy of one block; merged with the previous copy when both sides continue it. */
@@ -1412,7 +1470,9 @@ static int emit_plan(planner_t *pl, const int *owner, const int *recv_region,
                 if (add_copy(pl, msg->part,
                              arrived < 0 ? (xchg_torus_loc_t){XCHG_TORUS_AT_SEND,
                                                               pl->blocks[msg->first + j].dest, 0}
-                                         : loc_of(pl, recv_region, r, arrived - pl->msgs[r].first),
+                             : pl->slot[arrived] >= 0
+                                 ? slot_loc(pl, arrived)
+                                 : loc_of(pl, recv_region, r, arrived - pl->msgs[r].first),
                              loc_of(pl, recv_region, (int)m, j)) != 0)
                     return -1;
                 plan->packed++;
@@ -1425,6 +1485,13 @@ static int emit_plan(planner_t *pl, const int *owner, const int *recv_region,
                 continue;
             for (int j = 0; j < msg->n; j++) {
                 const xchg_torus_block_t *blk = &pl->blocks[msg->first + j];
+                if (pl->slot[msg->first + j] >= 0) {
+                    if (add_copy(pl, msg->part, loc_of(pl, recv_region, (int)m, j),
+                                 slot_loc(pl, msg->first + j)) != 0)
+                        return -1;
+                    plan->moved++;
+                    continue;
+                }
                 if (pl->link[msg->first + j] >= 0)
                     continue;
                 if (add_copy(pl, msg->part, loc_of(pl, recv_region, (int)m, j),
@@ -1444,7 +1511,8 @@ static int emit_plan(planner_t *pl, const int *owner, const int *recv_region,
     return 0;
 }
 
-int xchg_torus_plan_init(const xchg_torus_t *t, int node, xchg_torus_plan_t *plan)
+/* The plan of node, with or without moving blocks that wait long. */
+static int plan_build(const xchg_torus_t *t, int node, int moves, xchg_torus_plan_t *plan)
 {
     planner_t pl;
     long most = 1, store;
@@ -1455,6 +1523,7 @@ int xchg_torus_plan_init(const xchg_torus_t *t, int node, xchg_torus_plan_t *pla
     memset(&pl, 0, sizeof pl);
     pl.t = t;
     pl.node = node;
+    pl.moves = moves;
     for (int k = 0; k < t->nsteps; k++)
         most = t->step_units[k] > most ? t->step_units[k] : most;
     max_blocks = most > INT_MAX ? INT_MAX : (int)most;
@@ -1470,9 +1539,12 @@ int xchg_torus_plan_init(const xchg_torus_t *t, int node, xchg_torus_plan_t *pla
         rc = gather_step(&pl, k, buf, max_blocks);
     if (rc == 0) {
         pl.link = malloc((pl.nblocks + 1) * sizeof *pl.link);
+        pl.slot = malloc((pl.nblocks + 1) * sizeof *pl.slot);
         owner = malloc((pl.nblocks + 1) * sizeof *owner);
         recv_region = malloc((pl.nmsgs + 1) * sizeof *recv_region);
-        rc = pl.link && owner && recv_region ? 0 : -1;
+        rc = pl.link && pl.slot && owner && recv_region ? 0 : -1;
+        for (size_t b = 0; rc == 0 && b < pl.nblocks; b++)
+            pl.slot[b] = -1;
     }
     for (size_t m = 0; m < pl.nmsgs && rc == 0; m++)
         for (int j = 0; j < pl.msgs[m].n; j++)
@@ -1495,11 +1567,25 @@ int xchg_torus_plan_init(const xchg_torus_t *t, int node, xchg_torus_plan_t *pla
     free(pl.msgs);
     free(pl.blocks);
     free(pl.link);
+    free(pl.slot);
     free(pl.regions);
     free(pl.copies);
     if (rc != 0)
         xchg_torus_plan_free(plan);
     return rc;
+}
+
+/* Fewest copies first; when that store would exceed 3 r c units, the plan that moves the
+ * blocks that wait long into slots of their own (more copies, a store about the size of the
+ * blocks the node holds at once). */
+int xchg_torus_plan_init(const xchg_torus_t *t, int node, xchg_torus_plan_t *plan)
+{
+    if (plan_build(t, node, 0, plan) != 0)
+        return -1;
+    if (plan->store_units <= 3L * t->nodes * t->nparts)
+        return 0;
+    xchg_torus_plan_free(plan);
+    return plan_build(t, node, 1, plan);
 }
 
 void xchg_torus_plan_free(xchg_torus_plan_t *plan)

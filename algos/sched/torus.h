@@ -74,12 +74,16 @@
  *
  * Pure code: no MPI. Memory: xchg_torus_init allocates O(r + c) (freed by xchg_torus_free);
  * a plan O(blocks the node sends and receives), and its store (the node's buffer for messages
- * and relayed blocks) takes plan.store_units units: under 2 r c on rings, 1.6 (4x4) to 3.9
- * (16x16) r c on AT2 tori, at most 4.25 r c in every shape the unit test runs (16x20: 4.06).
- * A plan receives a relayed block where its next message sends it from (torus.c, "a node's
- * plan"), so a node copies its own blocks into messages once, what arrives for it out of them
- * once, and relayed blocks only where AT2's phases regroup them: under 2 r c copies per node
- * on rings, 1.9 (4x4) to 3.6 (16x16) on AT2 tori (the paper counts 3 r c, one per phase).
+ * and relayed blocks) plan.store_units units, at most 3 r c in every shape the unit test runs
+ * (and 2.4 at 32x32). A plan receives a relayed block where its next message sends it from
+ * (torus.c, "a node's plan"), so a node copies its own blocks into messages once, what arrives
+ * for it out of them once, and relayed blocks only where AT2's phases regroup them: under
+ * 2 r c copies per node on rings, 1.9 (4x4) to 3.4 (8x12) on AT2 tori, store 1.6 to 2.9 r c.
+ * Where that layout would need a store above 3 r c (8x16, 12x12 and larger), the plan also
+ * moves the relayed blocks that wait more than a step into slots of their own: 4.4 (8x16) to
+ * 4.75 (16x16) r c copies, store 2.1 to 2.4 r c. The paper counts 3 r c (one rearrangement
+ * per phase); packing and unpacking every message at every hop took 2.5 (4x4), 4.5 (8x8) and
+ * 6.5 (16x16), with a store of 2.0, 2.2 and 2.3 r c.
  */
 #ifndef XCHG_SCHED_TORUS_H
 #define XCHG_SCHED_TORUS_H
@@ -210,6 +214,9 @@ typedef struct xchg_torus_plan {
     int store_units;       /* size of the store in units (a block; a part for SPLIT) */
     long packed, unpacked; /* blocks copied into messages and out of them to the receive buffer
                               (the copies the algorithm makes besides the block to self) */
+    long moved;            /* relayed blocks copied out of a received message into a slot of
+                              their own, to wait for a later step (and copied again, counted in
+                              packed, into the message they leave in) */
 } xchg_torus_plan_t;
 
 /* The plan of node; 0 on success, -1 when memory is exhausted. */
