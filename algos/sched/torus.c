@@ -904,11 +904,12 @@ long xchg_torus_units(const xchg_torus_t *t)
  * the order of xchg_torus_senders), and where each block of each message is. Every message is
  * contiguous: a block that comes in and goes on later (a relayed block) should stay where it
  * landed, so the planner lays the store out for that:
- *   - a received message R whose relayed blocks all leave in one later send S, at positions of S
- *     that keep R's order and spacing (S position = R position + d), is received inside S's
- *     frame: the frame is S's buffer widened to cover R; R's blocks for the node are copied out
- *     after R's step (they may sit where S packs its own blocks later, which is after R's step);
- *     the attached receives of one frame do not overlap;
+ *   - a received message R is received inside the frame of the later send S that takes most
+ *     of its relayed blocks, when those sit at positions of S that keep R's order and spacing
+ *     (S position = R position + d): the frame is S's buffer widened to cover R. R's blocks for
+ *     the node are copied out after R's step, its blocks for other sends wait in the frame until
+ *     those are packed; no frame position holds two blocks at once (a block for the node may
+ *     sit where S packs its own blocks later, after R's step; fits_frame checks every one);
  *   - a send S of one own block goes out of the send buffer, one whose blocks lie in order in
  *     one received message's region goes out of there; any other S is packed into its frame
  *     (own blocks from the send buffer, relayed ones from where they landed) before its step;
