@@ -168,6 +168,21 @@ xchg_call_t tool_model_call(int coll, int p, size_t bytes)
     return call;
 }
 
+/* After the call of iteration `index`: whether check found a wrong result on any rank. An MPI
+ * error code, or MPI_ERR_OTHER with *failed_iteration = report when it did. */
+static int check_everywhere(tool_call_t *call, MPI_Comm comm, tool_check_fn *check, void *arg,
+                            int index, int report, int *failed_iteration)
+{
+    int bad = check(call, index, arg) != 0;
+    int rc = tool_allreduce(&bad, 1, MPI_INT, MPI_MAX, comm);
+    if (rc == MPI_SUCCESS && bad) {
+        if (failed_iteration)
+            *failed_iteration = report;
+        rc = MPI_ERR_OTHER;
+    }
+    return rc;
+}
+
 /* Time call on comm (collective over comm) after `warmup` untimed calls (at least one), each
  * also prepared and checked, as iterations -warmup .. -1. Returns an MPI error code, or
  * MPI_ERR_OTHER with *failed_iteration set (0 for a warm-up call) when check reported a wrong
@@ -178,7 +193,7 @@ int tool_time_collective_warm(tool_call_t *call, MPI_Comm comm, int warmup,
                                             void *arg, tool_timing_t *timing, int *failed_iteration)
 {
     double start = MPI_Wtime(), loop_start, *times;
-    int rc = MPI_SUCCESS, iters = 0, bad, rank;
+    int rc = MPI_SUCCESS, iters = 0, rank;
 
     memset(timing, 0, sizeof *timing);
     if (failed_iteration)
@@ -199,13 +214,7 @@ int tool_time_collective_warm(tool_call_t *call, MPI_Comm comm, int warmup,
         if (rc != MPI_SUCCESS)
             goto out;
         if (check) {
-            bad = check(call, -w, arg) != 0;
-            rc = tool_allreduce(&bad, 1, MPI_INT, MPI_MAX, comm);
-            if (rc == MPI_SUCCESS && bad) {
-                if (failed_iteration)
-                    *failed_iteration = 0;
-                rc = MPI_ERR_OTHER;
-            }
+            rc = check_everywhere(call, comm, check, arg, -w, 0, failed_iteration);
             if (rc != MPI_SUCCESS)
                 goto out;
         }
@@ -231,13 +240,7 @@ int tool_time_collective_warm(tool_call_t *call, MPI_Comm comm, int warmup,
             goto out;
         iters++;
         if (check) {
-            bad = check(call, iters - 1, arg) != 0;
-            rc = tool_allreduce(&bad, 1, MPI_INT, MPI_MAX, comm);
-            if (rc == MPI_SUCCESS && bad) {
-                if (failed_iteration)
-                    *failed_iteration = iters;
-                rc = MPI_ERR_OTHER;
-            }
+            rc = check_everywhere(call, comm, check, arg, iters - 1, iters, failed_iteration);
             if (rc != MPI_SUCCESS)
                 goto out;
         }
