@@ -17,6 +17,8 @@
 #    every p up to 64 and 100, 257, 1000, with the other algorithms at a few p;
 #  - torus network: the torus algorithm on every shape up to 64 (the most square one and the
 #    ring), and 10x10, 16x8, 257 (a ring), 25x40, 32x32 (1-byte blocks);
+#  - the clock: simulated time equal to the model's where the model is exact (docs/sim.md),
+#    and two times computed by hand (one with link contention on a ring);
 #  - self-tests: one flipped byte in a delivered message must fail with "WRONG DATA", a receive
 #    one byte longer than its send with "message size mismatch", bad arguments with status 2.
 
@@ -164,6 +166,31 @@ else
             done
         } >"$sim_list"
         sim_runs "$name" "$log"
+    fi
+
+    # The clock: where the cost model prices exactly the rounds the code runs (docs/sim.md's
+    # table), the simulated time must equal the model's to the CSV's 4 digits; and two
+    # hand-computed times: pairwise k=1 at p=8, 100 B: 7 (3 us + 100 x 0.2 ns) = 21.14 us; a ring
+    # of 8 with pairwise k=1 at 1000 B (tau 1 ns, beta 0): step s loads each link with
+    # min(s, 8 - s) messages (s = 4 split both ways: 2), so 1+2+3+2+3+2+1 = 14 us.
+    name="sim clock: simulated time equals the model's where both are exact, and two by hand"
+    if begin_case "$name"; then
+        why=""
+        for run in "alltoall pairwise:k=1 p=37 bytes=100" "alltoall radix:r=3,k=2 p=81 bytes=8" \
+            "allgather circulant p=100 bytes=64" "allgather ring p=20 bytes=5" \
+            "alltoallv twophase p=50 bytes=16 --workload hrel:h=2" \
+            "alltoall hier p=64 bytes=100 --net nodes=8*8 --beta-inter 3e-5 --tau-inter 2e-9 --inject 1" \
+            "alltoall torus p=64 bytes=1024 --net torus=8x8 --port-share 0"; do
+            # shellcheck disable=SC2086
+            ratio=$("$sim_bin" $run --csv 2>&1 | tail -n 1 | cut -d, -f11)
+            [ "$ratio" = 1.0000 ] || why="$why; $run: model/simulated $ratio, not 1.0000"
+        done
+        t=$("$sim_bin" alltoall pairwise:k=1 p=8 bytes=100 --csv | tail -n 1 | cut -d, -f9)
+        [ "$t" = 2.114000e-05 ] || why="$why; pairwise k=1 p=8: $t s, not 2.114000e-05"
+        t=$("$sim_bin" alltoall pairwise:k=1 p=8 bytes=1000 --net torus=8 --beta 0 --tau 1e-9 --csv |
+            tail -n 1 | cut -d, -f9)
+        [ "$t" = 1.400000e-05 ] || why="$why; pairwise k=1 on a ring of 8: $t s, not 1.400000e-05"
+        if [ -z "$why" ]; then pass "$name" "$start"; else fail "$name" "${why#; }"; fi
     fi
 
     name="sim self-test: a wrong byte, a size mismatch and bad arguments are caught"
