@@ -112,7 +112,8 @@ extern const int xchg_nimpls;
 
 /* round.c: one communication round. All receives are posted, then all sends, then the round
  * waits for all of them under the context's waiting policy. A message to or from this rank is
- * a local copy. Messages above INT_MAX bytes are split. */
+ * a local copy. Messages above INT_MAX bytes are split. The simulator (sim/engine.c) links its
+ * own xchg_exchange in place of round.c's; nothing else here knows which one runs. */
 typedef struct xchg_msg {
     int peer;
     void *buf;
@@ -120,8 +121,8 @@ typedef struct xchg_msg {
 } xchg_msg_t;
 int xchg_exchange(xchg_ctx_t *ctx, const xchg_msg_t *sends, int nsends, const xchg_msg_t *recvs,
                   int nrecvs);
-/* Element-wise maximum of n values over all ranks (dissemination, ceil(log2 p) rounds of
- * n * 8 bytes through xchg_exchange). */
+/* agree.c: element-wise maximum of n values over all ranks (dissemination, ceil(log2 p) rounds
+ * of n * 8 bytes through xchg_exchange). */
 int xchg_agree_max(xchg_ctx_t *ctx, uint64_t *vals, int n);
 /* scratch.c: the context's scratch stack (see xchg_mark_t). A push returns at least bytes,
  * aligned to 64 bytes, or NULL when memory is exhausted; it never moves earlier pushes. */
