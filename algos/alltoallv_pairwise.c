@@ -5,9 +5,12 @@
  * sends the message for (rank + s) mod p and receives the one from (rank - s) mod p, straight
  * between the user's buffers at the given offsets; k consecutive steps per round.
  *
+ * Without statistics to carry an empty message is not sent (MPI makes the byte counts of both
+ * sides equal, so sender and receiver both skip it; MPICH's alltoallv skips them too).
  * Carrying statistics (xchg_carry_t, when the shim asks for it): every rank hears from every
- * other rank once, so each message also carries the sender's three statistics (24 bytes) and
- * every rank ends with their maxima over all ranks, with no round of its own. A message of at
+ * other rank once (empty messages included), so each message also carries the sender's three
+ * statistics (24 bytes) and every rank ends with their maxima over all ranks, with no round of
+ * its own. A message of at
  * most CARRY_INLINE bytes travels with the statistics appended, through a scratch copy; a
  * larger one is sent from the user's buffer as it is, with the statistics as a second message
  * to the same peer in the same round (matched in order: MPI does not overtake). Sender and
@@ -79,9 +82,11 @@ static void post_step(const round_space_t *space, int slot, xchg_carry_t *carry,
 {
     char *out = space->out + (size_t)slot * (CARRY_INLINE + CARRY_BYTES);
     char *in = space->in + (size_t)slot * (CARRY_INLINE + CARRY_BYTES);
-    if (!carry) {
-        space->sends[(*nsends)++] = (xchg_msg_t){to, (void *)out_data, out_bytes};
-        space->recvs[(*nrecvs)++] = (xchg_msg_t){from, in_data, in_bytes};
+    if (!carry) { /* empty messages stay home (MPI makes both sides' byte counts equal) */
+        if (out_bytes > 0)
+            space->sends[(*nsends)++] = (xchg_msg_t){to, (void *)out_data, out_bytes};
+        if (in_bytes > 0)
+            space->recvs[(*nrecvs)++] = (xchg_msg_t){from, in_data, in_bytes};
         return;
     }
     if (out_bytes <= CARRY_INLINE) {

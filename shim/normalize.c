@@ -26,16 +26,20 @@
  * MPI_Alltoallv's shape (h1, h2, largest message) must be agreed before selection. The
  * statistics of the previous call on the communicator stand in for them (every rank holds the
  * same, see xchg_shim_state_t): when the choice they give needs no agreed values (pairwise or
- * native), the call runs at once, and pairwise carries this call's statistics in its own
- * messages for the next call (xchg_carry_t). Only the first call, a choice that needs the
- * exact values (twophase), or statistics older than CARRY_MAX_AGE calls (native carries
- * nothing) pay the agreement round (xchg_agree_max, ceil(log2 p) rounds of 24 bytes).
+ * native), the call runs at once, and every CARRY_EVERY-th such call of pairwise carries its
+ * statistics in its own messages for the calls after it (xchg_carry_t; carrying costs 24 bytes
+ * and a copy per message, and keeps every message, empty ones included, in the exchange, so
+ * the calls between run plain and skip their empty messages as MPICH's alltoallv does). So a
+ * choice follows changing counts within CARRY_EVERY calls. Only the first call, a choice that
+ * needs the exact values (twophase), or statistics older than CARRY_MAX_AGE calls (native
+ * carries nothing) pay the agreement round (xchg_agree_max, ceil(log2 p) rounds of 24 bytes).
  */
 #include <string.h>
 
 #include "normalize.h"
 
 #define CARRY_MAX_AGE 16 /* alltoallv calls decided from the same carried statistics */
+#define CARRY_EVERY 8    /* pairwise carries the statistics in one call of this many */
 
 /* The context for a call, or XCHG_PASS when the MPI library serves it (disabled, no valid
  * communicator, an intercommunicator). */
@@ -403,8 +407,9 @@ static int v_predict(xchg_ctx_t *ctx, xchg_call_t *call, xchg_outcome_t *out, in
     if (!xchg_algos[out->algo].no_agreement)
         return MPI_SUCCESS; /* twophase: it needs this call's values */
     *decided = 1;
-    *carry = !xchg_algos[out->algo].native;
-    if (!*carry && out->trial < 0) { /* native and final: the fast path may take it again */
+    *carry = !xchg_algos[out->algo].native && state->carried_age + 1 >= CARRY_EVERY;
+    if (xchg_algos[out->algo].native && out->trial < 0) {
+        /* native and final: the fast path may take it again */
         state->vnative.config_gen = xchg_select_generation();
         state->vnative.epoch = state->epoch;
         state->vnative.version = state->carried_version;
