@@ -7,9 +7,11 @@
  * messages are the schedule's (algos/sched/torus.c: xchg_torus_t.step_units and step_msgs,
  * which tests/unit/test_sched_torus.c checks against a simulation of every block), so their sum
  * is the paper's transmission: r c^2/8 blocks on r x c multiples of 4, ceil(p^2/8) on an even
- * ring. Copies: the block to self, and every unit a node sends packed and unpacked once (the
- * mean over the nodes, xchg_torus_mean_sent; single blocks that skip a copy are not deducted:
- * an upper bound). The constants are xchg_machine_for's: a torus of nodes with one rank each is
+ * ring. Copies: the block to self, and the blocks a node's plan copies (algos/sched/torus.h
+ * counts them; building a plan costs too much for a price): on a ring 2 (p - 1), its own blocks
+ * into messages and the delivered ones out (the plans receive relayed blocks where they leave
+ * from); on a torus 3 r c, the paper's count (one rearrangement per phase, Section V), which
+ * the plans meet within 0.6 (4x4: 1.88 r c) to 1.6 times (16x16: 4.75 r c). The constants are xchg_machine_for's: a torus of nodes with one rank each is
  * priced with the inter-node constants; port_share says how the four ports of a step share the
  * node's link (0 on a real all-port torus, where the algorithm shines).
  *
@@ -35,7 +37,7 @@ double xchg_cost_alltoall_torus(const xchg_call_t *call, const xchg_machine_t *m
     int rows, cols;
     const char *why;
     size_t unit;
-    double time = 0;
+    double time = 0, copies;
     xchg_torus_t t;
     xchg_machine_t m;
 
@@ -51,7 +53,8 @@ double xchg_cost_alltoall_torus(const xchg_call_t *call, const xchg_machine_t *m
     unit = xchg_torus_part_bytes(&t, call->block_bytes, 0);
     for (int k = 0; k < t.nsteps; k++)
         time += xchg_cost_round(&m, t.step_msgs[k], (size_t)t.step_units[k] * unit);
-    time += machine->rho * ((double)call->block_bytes + 2 * xchg_torus_mean_sent(&t) * unit);
+    copies = rows == 1 ? 2.0 * (cols - 1) : 3.0 * rows * cols;
+    time += machine->rho * (double)call->block_bytes * (1.0 + copies);
     xchg_torus_free(&t);
     return time;
 }

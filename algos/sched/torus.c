@@ -348,26 +348,6 @@ int xchg_torus_route(const xchg_torus_t *t, int origin, int dest, int part, xchg
     return n;
 }
 
-double xchg_torus_mean_sent(const xchg_torus_t *t)
-{
-    /* the schedule repeats every 4 nodes in both dimensions (AR's sub-ring parity of a logical
-     * ring of nodes 2 apart) and every dimension of 4 or more nodes is a multiple of its period,
-     * so the origins of the first 4 x 4 corner have the mean */
-    int rows = t->rows < 4 ? t->rows : 4, cols = t->cols < 4 ? t->cols : 4;
-    double legs = 0;
-    for (int x = 0; x < rows; x++)
-        for (int y = 0; y < cols; y++)
-            for (int dest = 0; dest < t->nodes; dest++)
-                for (int part = 0; part < t->nparts && dest != x * t->cols + y; part++) {
-                    torus_path_t path;
-                    path_init(t, x * t->cols + y, dest, part, &path);
-                    legs += path.nfirst;
-                    for (int i = 0; i < path.nphases; i++)
-                        legs += path.phase[i].rt.first + path.phase[i].rt.count;
-                }
-    return legs / ((double)rows * cols);
-}
-
 /* ---- messages ---- */
 
 typedef struct message {

@@ -143,10 +143,6 @@ size_t xchg_torus_part_offset(const xchg_torus_t *t, size_t block_bytes, int par
 long xchg_torus_units(const xchg_torus_t *t);
 int xchg_torus_distance(const xchg_torus_t *t, int a, int b);
 
-/* Units a node sends over the whole exchange, the mean over the nodes (every leg of every
- * block is a unit sent by some node). */
-double xchg_torus_mean_sent(const xchg_torus_t *t);
-
 /* Neighbour of node at `hops` hops out of port. */
 int xchg_torus_neighbour(const xchg_torus_t *t, int node, int port, int hops);
 
