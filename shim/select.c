@@ -35,9 +35,6 @@
 #define XCHG_MODEL_MARGIN 1.5 /* an xchg algorithm must be predicted this many times faster */
 #define XCHG_PROBE 4          /* slots tried per lookup in the decision cache */
 
-/* Bumped by xchg_select_forget: cached decisions of an older generation are void. */
-static unsigned config_generation = 1;
-
 /* The size key. Whoever builds an xchg_call_t stores it in block_bytes (for alltoall and
  * allgather it is that already); everything after reads block_bytes.
  * alltoall and allgather: the bytes of one block. alltoallv: the mean block of
@@ -118,7 +115,8 @@ int xchg_model_rank(const xchg_call_t *call, xchg_choice_t *ranked, int max)
 static int model_choice(const xchg_call_t *call, xchg_params_t *params)
 {
     xchg_choice_t ranked[XCHG_MAX_ALGOS];
-    int n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS), native = xchg_algo_find(call->coll, "native");
+    int n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS),
+        native = xchg_algo_find(call->coll, "native");
     double native_time = INFINITY;
 
     for (int i = 0; i < n; i++)
@@ -137,8 +135,7 @@ static int model_choice(const xchg_call_t *call, xchg_params_t *params)
     return native;
 }
 
-static void say(const xchg_call_t *call, int algo, const xchg_params_t *params,
-                const char *reason)
+static void say(const xchg_call_t *call, int algo, const xchg_params_t *params, const char *reason)
 {
     char text[128];
     xchg_params_format(&xchg_algos[algo], params, text, sizeof text);
@@ -212,16 +209,6 @@ int xchg_decide(const xchg_call_t *call, xchg_params_t *params, char *reason, si
     return decide(call, params, reason, len, &source);
 }
 
-unsigned xchg_select_generation(void)
-{
-    return __atomic_load_n(&config_generation, __ATOMIC_RELAXED);
-}
-
-void xchg_select_forget(void)
-{
-    __atomic_add_fetch(&config_generation, 1, __ATOMIC_RELAXED);
-}
-
 xchg_shim_state_t *xchg_shim_state(xchg_ctx_t *ctx)
 {
     if (!ctx->shim)
@@ -249,8 +236,8 @@ static xchg_decision_t *cached_decision(xchg_ctx_t *ctx, const xchg_call_t *call
     if (call->coll == XCHG_ALLTOALLV)
         key = xchg_bucket(key);
     /* the high bits of the product: sizes that are multiples of a power of two differ there */
-    hash = (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 40) ^ ((size_t)call->coll << 4) ^
-           skew;
+    hash =
+        (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 40) ^ ((size_t)call->coll << 4) ^ skew;
     for (int probe = 0; probe < XCHG_PROBE; probe++) {
         d = &state->decisions[(hash + (size_t)probe) % XCHG_DECISIONS];
         if (d->gen == gen && d->coll == call->coll && d->key == key && d->skew == skew)
@@ -308,39 +295,6 @@ int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice,
         *learned = *trial < 0 ? d->trial : -1;
     }
     return MPI_SUCCESS;
-}
-
-/* The implementations of the registry's entries, by index (xchg_algo_bind). */
-#define XCHG_REGISTRY_MAX 64
-static const xchg_impl_t *bound[XCHG_REGISTRY_MAX];
-static int bound_done;
-
-int xchg_algo_bind(void)
-{
-    int missing = 0;
-    if (__atomic_load_n(&bound_done, __ATOMIC_ACQUIRE))
-        return 0;
-    for (int i = 0; i < xchg_nalgos && i < XCHG_REGISTRY_MAX; i++) {
-        bound[i] = xchg_algos[i].native ? NULL : xchg_impl_find(xchg_algos[i].coll, xchg_algos[i].name);
-        if (!xchg_algos[i].native && !bound[i]) {
-            missing++;
-            xchg_warn("internal: %s algorithm '%s' of the registry (tuning/registry.c) has no "
-                      "implementation in algos/impls.c; it is never run",
-                      xchg_coll_name(xchg_algos[i].coll), xchg_algos[i].name);
-        }
-    }
-    if (xchg_nalgos > XCHG_REGISTRY_MAX)
-        xchg_warn("internal: the registry has %d entries, only %d are bound", xchg_nalgos,
-                  XCHG_REGISTRY_MAX);
-    __atomic_store_n(&bound_done, 1, __ATOMIC_RELEASE);
-    return missing;
-}
-
-const xchg_impl_t *xchg_algo_impl(int index)
-{
-    if (!__atomic_load_n(&bound_done, __ATOMIC_ACQUIRE))
-        xchg_algo_bind();
-    return index >= 0 && index < xchg_nalgos && index < XCHG_REGISTRY_MAX ? bound[index] : NULL;
 }
 
 int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf,

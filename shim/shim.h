@@ -181,7 +181,8 @@ int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice,
 int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf,
                              size_t block_bytes, const xchg_algo_t *inner,
                              const xchg_params_t *params);
-/* The function that runs registry entry index (algos/impls.c, bound by collective and name),
+/* config.c: the binding and the configuration's generation, which selection reads.
+ * The function that runs registry entry index (algos/impls.c, bound by collective and name),
  * or NULL for native; the binding is made once, and an xchg entry without one is reported
  * (xchg_algo_bind, from xchg_config_load) and runs as native. */
 const xchg_impl_t *xchg_algo_impl(int index);
