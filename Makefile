@@ -7,6 +7,8 @@
 #   make demo         install missing packages, build, run a short demonstration
 #   make bench        benchmark sweep: CSV and PNG plots under $(BUILD)/bench
 #   make bench-cluster  the sweep on emulated clusters (root): $(BUILD)/bench-cluster
+#   make sim          the simulator at scale, p up to 4096: $(BUILD)/sim (sim/sim.mk)
+#   make projections  docs/projections.md's tables from the cost models (sim/project.mk)
 #   make MPI=openmpi  the same for Open MPI, in build/openmpi
 #   make PIECE=4096   split every message above 4096 bytes (XCHG_PIECE_BYTES, algos/round.c;
 #                     default 2^30), built apart in build/piece-4096 (build/openmpi/piece-4096)
