@@ -251,28 +251,17 @@ static void make_call(const sim_job_t *job, const xchg_topo_t *topo, xchg_call_t
     }
 }
 
+/* An algorithm xchg runs itself: not native, and bound to a function (algos/impls.c). */
+static int runs_here(const xchg_algo_t *a)
+{
+    return !a->native && xchg_impl_find(a->coll, a->name) != NULL;
+}
+
 /* The model's fastest algorithm of the collective that xchg runs itself, or NULL. */
 static const xchg_algo_t *model_best(const xchg_call_t *call, const xchg_machine_t *machine,
                                      xchg_params_t *params)
 {
-    const xchg_algo_t *best = NULL;
-    double best_time = INFINITY;
-    for (int i = 0; i < xchg_nalgos; i++) {
-        const xchg_algo_t *a = &xchg_algos[i];
-        xchg_params_t pr = {0};
-        const char *why = "";
-        double t;
-        if (a->coll != call->coll || a->native || !xchg_impl_find(a->coll, a->name) ||
-            !a->applies(call, &pr, &why))
-            continue;
-        t = a->cost(call, machine, &pr);
-        if (t < best_time) {
-            best_time = t;
-            best = a;
-            *params = pr;
-        }
-    }
-    return best;
+    return xchg_model_best(call, machine, runs_here, params, NULL);
 }
 
 /* The alltoall that twophase's transposes run (xchg_ctx_t.inner_alltoall): the forced inner

@@ -629,22 +629,38 @@ void xchg_registry_markdown(FILE *out)
 /* ------------------------------------------------------------------------------------------ */
 /* twophase with the registry's models for its transposes                                     */
 
-/* The best model among the registry's alltoall algorithms that can serve the transpose. */
-static double best_alltoall(const xchg_call_t *transpose, const xchg_machine_t *machine)
+const xchg_algo_t *xchg_model_best(const xchg_call_t *call, const xchg_machine_t *machine,
+                                   int (*keep)(const xchg_algo_t *algo), xchg_params_t *params,
+                                   double *time)
 {
-    double best = INFINITY;
+    const xchg_algo_t *best = NULL;
+    double best_time = INFINITY;
     for (int i = 0; i < xchg_nalgos; i++) {
         const xchg_algo_t *algo = &xchg_algos[i];
         xchg_params_t candidate = {0};
         const char *why = "";
         double t;
-        if (algo->coll != XCHG_ALLTOALL || !algo->cost ||
-            !algo->applies(transpose, &candidate, &why))
+        if (algo->coll != call->coll || !algo->cost || (keep && !keep(algo)) ||
+            !algo->applies(call, &candidate, &why))
             continue;
-        t = algo->cost(transpose, machine, &candidate);
-        if (t < best)
-            best = t;
+        t = algo->cost(call, machine, &candidate);
+        if (t < best_time) {
+            best_time = t;
+            best = algo;
+            if (params)
+                *params = candidate;
+        }
     }
+    if (time)
+        *time = best_time;
+    return best;
+}
+
+/* The best model among the registry's alltoall algorithms that can serve the transpose. */
+static double best_alltoall(const xchg_call_t *transpose, const xchg_machine_t *machine)
+{
+    double best;
+    xchg_model_best(transpose, machine, NULL, NULL, &best);
     return best;
 }
 

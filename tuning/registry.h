@@ -16,6 +16,13 @@ extern const int xchg_nalgos;
 
 const char *xchg_coll_name(int coll);           /* "alltoall", "allgather", "alltoallv" */
 int xchg_algo_find(int coll, const char *name); /* registry index, or -1 */
+/* The entry of call's collective that its cost model prices lowest on machine, among those
+ * keep accepts (NULL: every one that applies, native included); its completed parameters in
+ * *params and its time in *time (either may be NULL; INFINITY when none applies). NULL when
+ * none applies. */
+const xchg_algo_t *xchg_model_best(const xchg_call_t *call, const xchg_machine_t *machine,
+                                   int (*keep)(const xchg_algo_t *algo), xchg_params_t *params,
+                                   double *time);
 /* The descriptor of key ("r", "k", "inner", "dims") among the algorithm's keys, or NULL */
 const xchg_param_t *xchg_algo_key(const xchg_algo_t *algo, const char *key);
 /* 1 when key is one of the algorithm's keys */
