@@ -6,9 +6,9 @@
 #  2. the MPI correctness programs with the library preloaded, XCHG_WAIT=yield, XCHG_STATS=1:
 #     coll_check at 1, 2, 3, 4, 5, 7 and 8 ranks once per configuration of tests/configs/*.conf
 #     (the three collectives zipped: launch i forces the i-th configuration of each, shorter
-#     lists padded with auto); every forced algorithm must appear, with its parameters as they
-#     run on that many ranks (as_run: values a communicator cannot use are clamped), in the
-#     XCHG_STATS lines, so an algorithm that silently does not run fails. alltoallv_workloads
+#     lists padded with their own forced configurations again, in turn); every forced
+#     algorithm must appear, with its parameters as they run on that many ranks (as_run:
+#     values a communicator cannot use are clamped), in the XCHG_STATS lines, so an algorithm that silently does not run fails. alltoallv_workloads
 #     the same way for every alltoallv configuration; the radix_sort app natively and with
 #     twophase and pairwise forced, at 1, 4 and 8 ranks;
 #  3. behaviour: bad XCHG_* values, XCHG_DISABLE, XCHG_VERBOSE, the Fortran programs (their
@@ -429,6 +429,25 @@ if [ ! -f "$LIB" ]; then
     fail "library" "$LIB is not built"
 fi
 
+# spec_at I SPEC...: the I-th of a collective's specs; past the end, its forced xchg specs
+# again in turn (auto if it has none). Native and auto have their own launches, and padding
+# with them would cost seconds per launch where MPICH's own collectives busy-poll on
+# oversubscribed cores.
+spec_at() {
+    local i=$1 spec
+    local -a forced=()
+    shift
+    if [ "$i" -lt $# ]; then
+        shift "$i"
+        echo "$1"
+        return
+    fi
+    for spec in "$@"; do
+        case $spec in native | auto) ;; *) forced+=("$spec") ;; esac
+    done
+    if [ ${#forced[@]} -eq 0 ]; then echo auto; else echo "${forced[$(((i - $#) % ${#forced[@]}))]}"; fi
+}
+
 if [ -x "$TESTS/coll_check" ]; then
     for p in "${RANKS[@]}"; do
         mapfile -t a2a < <(specs_for alltoall "$p")
@@ -438,9 +457,9 @@ if [ -x "$TESTS/coll_check" ]; then
         [ ${#ag[@]} -gt "$nlaunch" ] && nlaunch=${#ag[@]}
         [ ${#a2av[@]} -gt "$nlaunch" ] && nlaunch=${#a2av[@]}
         for ((i = 0; i < nlaunch; i++)); do
-            s1=${a2a[i]:-auto}
-            s2=${ag[i]:-auto}
-            s3=${a2av[i]:-auto}
+            s1=$(spec_at "$i" "${a2a[@]}")
+            s2=$(spec_at "$i" "${ag[@]}")
+            s3=$(spec_at "$i" "${a2av[@]}")
             name="coll_check p=$p alltoall=$s1 allgather=$s2 alltoallv=$s3"
             begin_case "$name" || continue
             preloaded "$log" "$p" XCHG_WAIT=yield XCHG_STATS=1 XCHG_STRICT=1 \
