@@ -9,8 +9,9 @@
 #     lists padded with their own forced configurations again, in turn); every forced
 #     algorithm must appear, with its parameters as they run on that many ranks (as_run:
 #     values a communicator cannot use are clamped), in the XCHG_STATS lines, so an algorithm
-#     that silently does not run fails. alltoallv_workloads the same way for every alltoallv configuration; the radix_sort app natively and with
-#     twophase and pairwise forced, at 1, 4 and 8 ranks;
+#     that silently does not run fails. alltoallv_workloads the same way for every alltoallv
+#     configuration; the radix_sort app natively and with twophase and pairwise forced, at 1,
+#     4 and 8 ranks;
 #  3. behaviour: bad XCHG_* values, XCHG_DISABLE, XCHG_VERBOSE, the Fortran programs (their
 #     calls intercepted), errors_check natively and preloaded, comm_churn, large_count at 1 and
 #     2 ranks, XCHG_TUNING with a missing file and with a malformed line, and auto under a
