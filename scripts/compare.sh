@@ -5,8 +5,9 @@
 #   scripts/compare.sh --mpi mpich -n 2
 #   scripts/compare.sh --mpi openmpi -n 8 --table build/bench/table.txt --full
 #
-# Per repetition (--repeat), two xchg-bench runs (native and auto forced in-process; every spec timed at one block
-# size before the next size, so native and auto alternate and share any burst of load):
+# Per repetition (--repeat), two xchg-bench runs (native and auto forced in-process; both timed
+# at one block size before the next, in --rounds turns each that alternate, native, auto,
+# native, auto, ..., so that load drifting over seconds hits both alike):
 #   1. alltoall, allgather and alltoallv with uniform counts;
 #   2. alltoallv skewed: --workload hrel:h=H with H = max(2, ranks/2) (the Bader-Helman-JaJa
 #      h-relation, tuning/workloads.h): from 4 ranks up only ranks 0, 1 and 2 receive, a half,
@@ -17,7 +18,8 @@
 #
 # Timing is xchg-bench's: --warmup untimed calls per (spec, block) first (auto may learn from the
 # first calls of a shape: the medians are of its settled choice), then each iteration after a
-# barrier, counting the slowest rank's time; the median over the iterations.
+# barrier, counting the slowest rank's time; a turn's median over its iterations, a line's the
+# median over its turns.
 #
 # Prints a table (collective, block, native and auto median in us, auto/native, what auto ran:
 # xchg-bench's params column) and then the geometric mean and the worst cell of the ratios.
@@ -33,6 +35,7 @@
 #   --skew SPEC          the skewed alltoallv workload (default hrel:h=max(2, N/2))
 #   --warmup N           untimed calls before each line (default 20)
 #   --time-ms MS         time budget per line (default 200; at least 10 iterations)
+#   --rounds R           turns per line, native's and auto's alternating (default 5)
 #   --repeat R           R jobs one after the other (default 3); each cell is the median over them
 #                        of native's and of auto's median (adjacent lines of one job differ by
 #                        10 % and more with more ranks than cores)
@@ -53,6 +56,7 @@ full=0
 skew=""
 warmup=20
 repeat=3
+rounds=5
 time_ms=200
 outdir=build/compare
 while [ $# -gt 0 ]; do
@@ -65,6 +69,7 @@ while [ $# -gt 0 ]; do
     --warmup) warmup=${2:?--warmup needs a number}; shift 2 ;;
     --repeat) repeat=${2:?--repeat needs a number}; shift 2 ;;
     --time-ms) time_ms=${2:?--time-ms needs a number}; shift 2 ;;
+    --rounds) rounds=${2:?--rounds needs a number}; shift 2 ;;
     -o) outdir=${2:?-o needs a directory}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "compare.sh: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
@@ -107,9 +112,10 @@ launch() {
     fi
 }
 
-common=(--algos native,auto "${sizes[@]}" --warmup "$warmup" --time-ms "$time_ms" --min-iters 10)
+common=(--algos native,auto "${sizes[@]}" --warmup "$warmup" --time-ms "$time_ms" --min-iters 10
+    --rounds "$rounds")
 echo "== compare: $mpi, $ranks ranks, table ${XCHG_TUNING:-none (built-in models)}," \
-    "XCHG_LEARN=${XCHG_LEARN:-default}, skewed alltoallv: $skew"
+    "XCHG_LEARN=${XCHG_LEARN:-default}, skewed alltoallv: $skew, $rounds turns per line"
 uniform_csvs=() skewed_csvs=()
 for ((r = 1; r <= repeat; r++)); do
     launch "$bench" --coll alltoall,allgather,alltoallv "${common[@]}" -o "$base-uniform-$r.csv"

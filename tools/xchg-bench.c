@@ -26,7 +26,10 @@
  *    from the first calls of a shape has settled), then as many iterations as fit in --time-ms
  *    (at least --min-iters, at most --max-iters); every iteration starts after a barrier and
  *    counts the slowest rank's time for the call (per-iteration MAX over ranks); min, median
- *    and max over the iterations, in microseconds.
+ *    and max over the iterations, in microseconds. --rounds R splits that into R turns per
+ *    spec, the specs of one block taking turns (A B A B ...; each later turn after one untimed
+ *    call), so that load drifting over seconds hits all of them alike; the median is then the
+ *    median of the turns' medians, iters the sum.
  *  - --check: before every call, warm-up included (outside the timed region), the send buffer
  *    is filled from a formula of (source, destination, byte index, iteration) and the receive
  *    buffer with a poison byte; after it every received byte is compared. A wrong byte is
@@ -103,6 +106,7 @@ typedef struct options {
     char workload_text[64];
     double seconds; /* time budget per line */
     int min_iters, max_iters;
+    int rounds; /* --rounds: each line's budget split into this many turns, specs alternating */
     const char *out_path;
     int verbose;
 } options_t;
@@ -132,6 +136,9 @@ static void usage(FILE *out)
                  "  --time-ms MS        time budget per line (default 100)\n"
                  "  --min-iters N       at least N timed iterations (default 5)\n"
                  "  --max-iters N       at most N timed iterations (default 1000)\n"
+                 "  --rounds R          time the specs of one block in R turns each, in\n"
+                 "                      alternation; a line's median is the median of its\n"
+                 "                      turns' medians (default 1: one turn per spec)\n"
                  "  --overhead          measure the interposition overhead instead (blocks\n"
                  "                      1, 16, 256 unless --sizes; summary on standard error)\n"
                  "  --batches N         --overhead: timed rounds per phase (default 200)\n"
@@ -235,6 +242,7 @@ static int parse_options(int argc, char **argv, options_t *opt)
     opt->seconds = 0.1;
     opt->min_iters = 5;
     opt->max_iters = 1000;
+    opt->rounds = 1;
     opt->warmup = 20;
     opt->batches = 200;
     opt->batch_calls = 100;
@@ -292,6 +300,9 @@ static int parse_options(int argc, char **argv, options_t *opt)
                 return -1;
         } else if (strcmp(a, "--max-iters") == 0) {
             if (parse_count(a, value, 1, 10000000, &opt->max_iters) != 0)
+                return -1;
+        } else if (strcmp(a, "--rounds") == 0) {
+            if (parse_count(a, value, 1, 1000, &opt->rounds) != 0)
                 return -1;
         } else if (strcmp(a, "--warmup") == 0) {
             if (parse_count(a, value, 0, 1000000, &opt->warmup) != 0)
@@ -571,44 +582,72 @@ static int spec_applies_to(int coll, const char *spec)
     return strcmp(name, "auto") == 0 || xchg_algo_find(coll, name) >= 0;
 }
 
-/* Time one spec of coll at the call's block size and print its CSV line on rank 0.
- * 0, or 1 after a failure (reported on rank 0). */
-static int bench_line(int coll, const char *spec, const char *name, tool_call_t *call,
-                      const xchg_call_t *model, const options_t *opt, FILE *out,
-                      const char *mpi_name)
+/* One turn of one spec of coll at the call's block size: `warmup` untimed calls, then
+ * iterations within the budget. 0, or 1 after a failure (reported on rank 0). */
+static int bench_turn(int coll, const char *spec, tool_call_t *call, const options_t *opt,
+                      int warmup, double seconds, int min_iters, int max_iters,
+                      tool_timing_t *timing)
 {
-    tool_timing_t timing;
     check_state_t state = {opt, xchg_coll_name(coll), spec, 0};
-    char params_col[SPEC_LEN];
     int failed = -1, rc;
 
     xchg_force(coll, spec);
-    rc = tool_time_collective_warm(call, MPI_COMM_WORLD, opt->warmup, opt->seconds, opt->min_iters,
-                                   opt->max_iters, opt->check ? check_prepare : NULL,
-                                   opt->check ? check_result : NULL, &state, &timing, &failed);
-    if (rc != MPI_SUCCESS) {
-        if (world_rank == 0)
-            fprintf(stderr, "xchg-bench: %s %s, %zu bytes: %s\n", xchg_coll_name(coll), spec,
-                    call->bytes,
-                    failed >= 0 ? "wrong result (see CHECK FAILED above)"
-                                : "the call returned an error");
-        return 1;
-    }
-    if (world_rank != 0)
+    rc = tool_time_collective_warm(call, MPI_COMM_WORLD, warmup, seconds, min_iters, max_iters,
+                                   opt->check ? check_prepare : NULL,
+                                   opt->check ? check_result : NULL, &state, timing, &failed);
+    if (rc == MPI_SUCCESS)
         return 0;
+    if (world_rank == 0)
+        fprintf(stderr, "xchg-bench: %s %s, %zu bytes: %s\n", xchg_coll_name(coll), spec,
+                call->bytes,
+                failed >= 0 ? "wrong result (see CHECK FAILED above)"
+                            : "the call returned an error");
+    return 1;
+}
+
+/* A spec's line at one block: the turns' figures joined (iterations added up, the least
+ * minimum, the median of the turns' medians, the largest maximum). */
+typedef struct line {
+    tool_timing_t sum;
+    double medians[1000];
+    int turns;
+} line_t;
+
+static void line_add(line_t *line, const tool_timing_t *turn)
+{
+    if (line->turns == 0 || turn->min < line->sum.min)
+        line->sum.min = turn->min;
+    if (line->turns == 0 || turn->max > line->sum.max)
+        line->sum.max = turn->max;
+    line->sum.iters += turn->iters;
+    line->medians[line->turns++] = turn->median;
+}
+
+/* Print a spec's CSV line on rank 0. */
+static void bench_print(int coll, const char *spec, const char *name, const tool_call_t *call,
+                        const xchg_call_t *model, line_t *line, const options_t *opt,
+                        FILE *out, const char *mpi_name)
+{
+    char params_col[SPEC_LEN];
+    int n = line->turns;
+    double median;
+
+    if (world_rank != 0)
+        return;
+    qsort(line->medians, (size_t)n, sizeof line->medians[0], tool_cmp_double);
+    median = n % 2 ? line->medians[n / 2] : 0.5 * (line->medians[n / 2 - 1] + line->medians[n / 2]);
     /* after the calls: for auto, what served them */
     if (strcmp(spec, "auto") == 0)
         auto_choice(coll, params_col, sizeof params_col);
     else
         describe(coll, spec, model, params_col, sizeof params_col);
     fprintf(out, "%s,%d,%s,%s,%s,%zu,%d,%.3f,%.3f,%.3f\n", mpi_name, world_size,
-            xchg_coll_name(coll), name, params_col, call->bytes, timing.iters, timing.min * 1e6,
-            timing.median * 1e6, timing.max * 1e6);
+            xchg_coll_name(coll), name, params_col, call->bytes, line->sum.iters,
+            line->sum.min * 1e6, median * 1e6, line->sum.max * 1e6);
     fflush(out);
     if (opt->verbose)
-        fprintf(stderr, "xchg-bench: %s %s %zu B: %.1f us (%d iterations)\n", xchg_coll_name(coll),
-                spec, call->bytes, timing.median * 1e6, timing.iters);
-    return 0;
+        fprintf(stderr, "xchg-bench: %s %s %zu B: %.1f us (%d iterations, %d turns)\n",
+                xchg_coll_name(coll), spec, call->bytes, median * 1e6, line->sum.iters, n);
 }
 
 static int run_collective(int coll, const options_t *opt, FILE *out, const char *mpi_name)
@@ -621,7 +660,12 @@ static int run_collective(int coll, const options_t *opt, FILE *out, const char 
     int nrun = 0;
     size_t max_send, max_recv;
     tool_call_t call;
+    line_t *lines;
     int status = 0;
+    /* a turn's share of a line's budget and iteration bounds */
+    double turn_seconds = opt->seconds / opt->rounds;
+    int turn_min = (opt->min_iters + opt->rounds - 1) / opt->rounds;
+    int turn_max = (opt->max_iters + opt->rounds - 1) / opt->rounds;
 
     /* buffers for the largest call of the sweep */
     if (coll == XCHG_ALLTOALLV) {
@@ -652,8 +696,14 @@ static int run_collective(int coll, const options_t *opt, FILE *out, const char 
         run_names[nrun++] = specs[s];
     }
 
-    /* sizes outside, specs inside: a burst of noise from other processes hits one block size
-     * of every spec rather than every size of one spec */
+    /* sizes outside, specs inside, and with --rounds the specs' turns in alternation: a burst
+     * of noise from other processes hits one block size of every spec rather than every size
+     * of one spec, and load that drifts during a block's lines hits every spec alike */
+    lines = status == 0 ? malloc(MAX_SPECS * sizeof *lines) : NULL;
+    if (status == 0 && !lines) {
+        fprintf(stderr, "xchg-bench: out of memory\n");
+        status = 1;
+    }
     for (int k = 0; k < opt->nsizes && status == 0; k++) {
         xchg_call_t model;
         if (coll == XCHG_ALLTOALLV) {
@@ -662,10 +712,23 @@ static int run_collective(int coll, const options_t *opt, FILE *out, const char 
             tool_call_uniform(&call, opt->sizes[k]);
             model = tool_model_call(coll, world_size, opt->sizes[k]);
         }
+        memset(lines, 0, (size_t)nrun * sizeof *lines);
+        for (int r = 0; r < opt->rounds && status == 0; r++) {
+            for (int s = 0; s < nrun && status == 0; s++) {
+                tool_timing_t turn;
+                /* the first turn warms up as asked; a later one with one call, after the
+                 * other specs ran in between */
+                status = bench_turn(coll, run_specs[s], &call, opt, r == 0 ? opt->warmup : 1,
+                                    turn_seconds, turn_min, turn_max, &turn);
+                if (status == 0)
+                    line_add(&lines[s], &turn);
+            }
+        }
         for (int s = 0; s < nrun && status == 0; s++)
-            status =
-                bench_line(coll, run_specs[s], run_names[s], &call, &model, opt, out, mpi_name);
+            bench_print(coll, run_specs[s], run_names[s], &call, &model, &lines[s], opt, out,
+                        mpi_name);
     }
+    free(lines);
     xchg_force(coll, "auto");
     tool_call_free(&call);
     return status;
