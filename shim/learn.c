@@ -9,10 +9,11 @@
  * slower would cost the program more than it could teach), one of each predicted time. The next
  * ncand * LEARN_ROUNDS calls of the shape run the candidates in turn (call i runs candidate
  * i mod ncand); every rank keeps its own times, the first round being a warm-up that is not
- * counted. After the last of them the ranks agree on the slowest rank's median time per
- * candidate (one xchg_agree_max of ncand values: the collective is as slow as its slowest
- * rank, and a median is not fooled by one lucky call) and settle: the fastest xchg candidate
- * wins if it beats native by LEARN_MARGIN, else native. The following calls of the shape run
+ * counted. After the last of them the ranks agree on the slowest rank's median time and
+ * slowest counted call per candidate (one xchg_agree_max of 2 x ncand values: the collective
+ * is as slow as its slowest rank, and a median is not fooled by one lucky call) and settle:
+ * the fastest xchg candidate wins if its median beats native's by LEARN_MARGIN and its slowest
+ * counted call beats native's median, else native. The following calls of the shape run
  * the winner; after RELEARN_FIRST of them the shape is learned again (the load on a machine
  * changes, and a trial taken under a burst of noise may have settled wrong), and every further
  * trial waits RELEARN_GROWTH times longer, so a wrong choice lasts at most RELEARN_FIRST calls
@@ -37,12 +38,12 @@
 #include "../tuning/table_write.h"
 
 #define LEARN_ROUNDS (1 + XCHG_LEARN_SAMPLES) /* calls per candidate, the first a warm-up */
-#define LEARN_MARGIN 0.95  /* an xchg candidate must take less than this times native's time */
-#define RELEARN_FIRST 128  /* calls of a settled shape before it is learned again, */
-#define RELEARN_GROWTH 8   /* times this after every further trial, */
+#define LEARN_MARGIN 0.95      /* an xchg candidate must take less than this times native's time */
+#define RELEARN_FIRST 128      /* calls of a settled shape before it is learned again, */
+#define RELEARN_GROWTH 8       /* times this after every further trial, */
 #define RELEARN_MAX (1u << 21) /* up to this */
-#define LEARNED_MAX 256    /* settled shapes remembered for XCHG_LEARN=FILE */
-#define CANDIDATE_SPAN 2.0 /* candidates: predicted within this factor of the best prediction */
+#define LEARNED_MAX 256        /* settled shapes remembered for XCHG_LEARN=FILE */
+#define CANDIDATE_SPAN 2.0     /* candidates: predicted within this factor of the best prediction */
 
 static xchg_rule_t learned[LEARNED_MAX];
 static int nlearned;
@@ -54,8 +55,8 @@ static int trial_is(const xchg_trial_t *t, int coll, unsigned bucket, unsigned s
     return t->used && t->coll == coll && t->bucket == bucket && t->skew == skew;
 }
 
-static xchg_trial_t *trial_for(xchg_shim_state_t *state, const xchg_call_t *call,
-                               unsigned bucket, unsigned skew, int *hint)
+static xchg_trial_t *trial_for(xchg_shim_state_t *state, const xchg_call_t *call, unsigned bucket,
+                               unsigned skew, int *hint)
 {
     xchg_choice_t ranked[XCHG_MAX_ALGOS];
     int n, native;
@@ -156,13 +157,15 @@ static void announce(const xchg_ctx_t *ctx, const xchg_trial_t *t, const uint64_
     size_t used, lo, hi;
 
     xchg_bucket_range(t->bucket, &lo, &hi);
-    used = (size_t)snprintf(line, sizeof line, "xchg: learn %s p=%d block=%zu-%zu:",
-                            xchg_coll_name(t->coll), ctx->size, lo, hi);
+    used = (size_t)snprintf(line, sizeof line,
+                            "xchg: learn %s p=%d block=%zu-%zu:", xchg_coll_name(t->coll),
+                            ctx->size, lo, hi);
     for (int c = 0; c < t->ncand && used < sizeof line; c++) {
         xchg_params_format(&xchg_algos[t->cand[c].algo], &t->cand[c].params, text, sizeof text);
-        used += (size_t)snprintf(line + used, sizeof line - used, " %s[%s] %.2fus%s",
-                                 xchg_algos[t->cand[c].algo].name, text, agreed[c] / 1e3,
-                                 c + 1 < t->ncand ? "," : "");
+        used +=
+            (size_t)snprintf(line + used, sizeof line - used, " %s[%s] %.2fus (slowest %.2fus)%s",
+                             xchg_algos[t->cand[c].algo].name, text, agreed[c] / 1e3,
+                             agreed[t->ncand + c] / 1e3, c + 1 < t->ncand ? "," : "");
     }
     xchg_params_format(&xchg_algos[t->cand[t->winner].algo], &t->cand[t->winner].params, text,
                        sizeof text);
@@ -176,28 +179,36 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The trial's last call ran: agree on the slowest rank's median time per candidate and settle.
- * The median of the counted calls (not their minimum) keeps one lucky call from deciding. */
+/* The trial's last call ran: agree on the slowest rank's median and slowest counted call per
+ * candidate (one reduction of 2 x ncand values) and settle. The median (not the minimum) keeps
+ * one lucky call from deciding; the fastest xchg candidate wins only if its median beats
+ * native's by LEARN_MARGIN and even its slowest counted call beats native's median, so that
+ * where every candidate is as fast as native and the calls scatter (more ranks than cores,
+ * where the scheduler sets the time) a lucky median does not take the shape off native. */
 static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
 {
-    uint64_t agreed[XCHG_LEARN_MAX];
+    uint64_t agreed[2 * XCHG_LEARN_MAX]; /* medians, then slowest calls */
     int rc, best = 0;
 
     for (int c = 0; c < t->ncand; c++) {
         qsort(t->ns[c], XCHG_LEARN_SAMPLES, sizeof t->ns[c][0], cmp_u64);
         agreed[c] = t->ns[c][XCHG_LEARN_SAMPLES / 2];
+        agreed[t->ncand + c] = t->ns[c][XCHG_LEARN_SAMPLES - 1];
     }
-    rc = xchg_agree_max(ctx, agreed, t->ncand);
+    rc = xchg_agree_max(ctx, agreed, 2 * t->ncand);
     if (rc != MPI_SUCCESS)
         return rc;
     for (int c = 1; c < t->ncand; c++)
         if (best == 0 || agreed[c] < agreed[best])
             best = c;
-    t->winner = (double)agreed[best] < LEARN_MARGIN * (double)agreed[0] ? best : 0;
+    t->winner = best > 0 && (double)agreed[best] < LEARN_MARGIN * (double)agreed[0] &&
+                        agreed[t->ncand + best] < agreed[0]
+                    ? best
+                    : 0;
     t->settled = 1;
-    t->relearn = t->relearn == 0 ? RELEARN_FIRST
+    t->relearn = t->relearn == 0                              ? RELEARN_FIRST
                  : t->relearn >= RELEARN_MAX / RELEARN_GROWTH ? RELEARN_MAX
-                                                             : t->relearn * RELEARN_GROWTH;
+                                                              : t->relearn * RELEARN_GROWTH;
     t->countdown = t->relearn;
     ctx->shim->epoch++;
     if (xchg_config.verbose && ctx->rank == 0)

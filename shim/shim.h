@@ -81,7 +81,7 @@ void xchg_ctx_finalize(void);   /* free the contexts of COMM_WORLD and COMM_SELF
 #define XCHG_DECISIONS 64 /* decisions cached per context */
 #define XCHG_TRIALS 16    /* call shapes learned per context */
 #define XCHG_LEARN_MAX 4  /* candidates one trial times (native and the model's best) */
-#define XCHG_LEARN_SAMPLES 3 /* counted calls per candidate, after one warm-up call */
+#define XCHG_LEARN_SAMPLES 5 /* counted calls per candidate, after one warm-up call */
 
 
 /* Which level of the precedence decided. */

@@ -3,7 +3,7 @@
  *
  * A plain MPI program (run natively and with the library preloaded). Every call shape is
  * repeated REPEATS times, which is more than a learning trial takes (native and up to three
- * candidates, four calls each), so that the calls of a trial, the agreement that settles it and
+ * candidates, six calls each), so that the calls of a trial, the agreement that settles it and
  * the calls after it all run. Under XCHG_TEST_SKEW_TIMES=1 every rank distorts its own timings
  * differently, so the ranks would disagree if they settled on their own clocks: a rank that ran
  * another algorithm than its peers would deadlock or deliver wrong bytes, which this program
