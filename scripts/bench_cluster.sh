@@ -35,6 +35,9 @@
 #   BENCH_CLUSTER_COLLS=LIST       these collectives (default alltoall,allgather,alltoallv)
 #   BENCH_CLUSTER_ITERS=MIN,MAX    timed calls per line (default 5,1000), within TIME_MS
 #   BENCH_CLUSTER_WARMUP=N         untimed calls before each line (default 20)
+#   BENCH_CLUSTER_ROUNDS=R         xchg-bench --rounds R: the specs of a block in R alternating
+#                                  turns (default 1)
+#   BENCH_CLUSTER_WORKLOAD=SPEC    alltoallv counts (xchg-bench --workload; default uniform)
 #   BENCH_CLUSTER_SMOKE=1          a one-minute check that everything works: the first cluster
 #                                  only (or BENCH_CLUSTER_ONLY's), blocks 1, 1K and 64K, native,
 #                                  auto and two algorithms per collective, a few calls per line
@@ -107,6 +110,8 @@ bench_args=(--max-bytes "$max_bytes" --time-ms "$time_ms")
 [ -n "${BENCH_CLUSTER_ALGOS:-}" ] && bench_args+=(--algos "$BENCH_CLUSTER_ALGOS")
 [ -n "${BENCH_CLUSTER_COLLS:-}" ] && bench_args+=(--coll "$BENCH_CLUSTER_COLLS")
 [ -n "${BENCH_CLUSTER_WARMUP:-}" ] && bench_args+=(--warmup "$BENCH_CLUSTER_WARMUP")
+[ -n "${BENCH_CLUSTER_ROUNDS:-}" ] && bench_args+=(--rounds "$BENCH_CLUSTER_ROUNDS")
+[ -n "${BENCH_CLUSTER_WORKLOAD:-}" ] && bench_args+=(--workload "$BENCH_CLUSTER_WORKLOAD")
 if [ -n "${BENCH_CLUSTER_ITERS:-}" ]; then
     bench_args+=(--min-iters "${BENCH_CLUSTER_ITERS%,*}" --max-iters "${BENCH_CLUSTER_ITERS#*,}")
 fi
