@@ -6,7 +6,8 @@
  * On the first call of a shape the trial's candidates are fixed: native (always cand[0]) and
  * the models' best XCHG_LEARN_MAX - 1 xchg algorithms for that call, of those predicted
  * within CANDIDATE_SPAN of the best prediction (trying what the model expects to be far
- * slower would cost the program more than it could teach), one of each predicted time. The next
+ * slower would cost the program more than it could teach), one of each predicted time, and,
+ * while a slot is free, the best one again with one message in flight (add_one_port). The next
  * ncand * LEARN_ROUNDS calls of the shape run the candidates in turn (call i runs candidate
  * i mod ncand); every rank keeps its own times, the first round being a warm-up that is not
  * counted. After the last of them the ranks agree on the slowest rank's median time and
@@ -55,6 +56,27 @@ static int trial_is(const xchg_trial_t *t, int coll, unsigned bucket, unsigned s
     return t->used && t->coll == coll && t->bucket == bucket && t->skew == skew;
 }
 
+/* The best xchg candidate with one message in flight (k=1), when it has more and a slot is
+ * free: the port count is where the models know least (how many messages a node's link or the
+ * scheduler really carries at once; on links that serialize, all at once loses to one by one),
+ * so the trial also times the one-port schedule when it is priced within CANDIDATE_SPAN. */
+static void add_one_port(const xchg_call_t *call, xchg_trial_t *t, double best_time)
+{
+    xchg_choice_t one;
+
+    if (t->ncand < 2 || t->ncand >= XCHG_LEARN_MAX || t->cand[1].params.nports <= 1)
+        return;
+    one = t->cand[1];
+    one.params.nports = 1;
+    one.time = xchg_algos[one.algo].cost(call, &xchg_config.machine, &one.params);
+    if (!(one.time <= CANDIDATE_SPAN * best_time) || one.params.nports != 1)
+        return;
+    for (int c = 1; c < t->ncand; c++)
+        if (t->cand[c].algo == one.algo && t->cand[c].params.nports == 1)
+            return; /* tried already */
+    t->cand[t->ncand++] = one;
+}
+
 static xchg_trial_t *trial_for(xchg_shim_state_t *state, const xchg_call_t *call, unsigned bucket,
                                unsigned skew, int *hint)
 {
@@ -92,6 +114,7 @@ static xchg_trial_t *trial_for(xchg_shim_state_t *state, const xchg_call_t *call
         if (ranked[i].algo != native && !same && ranked[i].time <= CANDIDATE_SPAN * ranked[0].time)
             t->cand[t->ncand++] = ranked[i];
     }
+    add_one_port(call, t, ranked[0].time);
     t->settled = t->ncand == 1;
     return t;
 }
