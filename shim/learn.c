@@ -11,14 +11,14 @@
  * ncand * LEARN_ROUNDS calls of the shape run the candidates in turn (call i runs candidate
  * i mod ncand); every rank keeps its own times, the first round being a warm-up that is not
  * counted. After the last of them the ranks agree on the slowest rank's median time and
- * slowest counted call per candidate (one xchg_agree_max of 2 x ncand values: the collective
- * is as slow as its slowest rank, and a median is not fooled by one lucky call) and settle:
- * the fastest xchg candidate wins if its median beats native's by LEARN_MARGIN and its slowest
- * counted call beats native's median, else native. The following calls of the shape run
- * the winner; after RELEARN_FIRST of them the shape is learned again (the load on a machine
- * changes, and a trial taken under a burst of noise may have settled wrong), and every further
- * trial waits RELEARN_GROWTH times longer, so a wrong choice lasts at most RELEARN_FIRST calls
- * and a right one costs less and less.
+ * second slowest counted call per candidate (one xchg_agree_max of 2 x ncand values: the
+ * collective is as slow as its slowest rank, and a median is not fooled by one lucky call)
+ * and settle: the fastest xchg candidate wins if its median beats native's by LEARN_MARGIN
+ * and its second slowest counted call beats native's median (4 of its 5 calls do), else
+ * native. The following calls of the shape run the winner; after RELEARN_FIRST of them the shape is
+ * learned again (the load on a machine changes, and a trial taken under a burst of noise may have
+ * settled wrong), and every further trial waits RELEARN_GROWTH times longer, so a wrong choice
+ * lasts at most RELEARN_FIRST calls and a right one costs less and less.
  *
  * Consistency: a trial lives in the communicator's context and advances only with that
  * communicator's calls, which every rank makes in the same order; the candidates come from
@@ -185,10 +185,10 @@ static void announce(const xchg_ctx_t *ctx, const xchg_trial_t *t, const uint64_
                             ctx->size, lo, hi);
     for (int c = 0; c < t->ncand && used < sizeof line; c++) {
         xchg_params_format(&xchg_algos[t->cand[c].algo], &t->cand[c].params, text, sizeof text);
-        used +=
-            (size_t)snprintf(line + used, sizeof line - used, " %s[%s] %.2fus (slowest %.2fus)%s",
-                             xchg_algos[t->cand[c].algo].name, text, agreed[c] / 1e3,
-                             agreed[t->ncand + c] / 1e3, c + 1 < t->ncand ? "," : "");
+        used += (size_t)snprintf(line + used, sizeof line - used,
+                                 " %s[%s] %.2fus (second slowest %.2fus)%s",
+                                 xchg_algos[t->cand[c].algo].name, text, agreed[c] / 1e3,
+                                 agreed[t->ncand + c] / 1e3, c + 1 < t->ncand ? "," : "");
     }
     xchg_params_format(&xchg_algos[t->cand[t->winner].algo], &t->cand[t->winner].params, text,
                        sizeof text);
@@ -202,21 +202,22 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The trial's last call ran: agree on the slowest rank's median and slowest counted call per
- * candidate (one reduction of 2 x ncand values) and settle. The median (not the minimum) keeps
- * one lucky call from deciding; the fastest xchg candidate wins only if its median beats
- * native's by LEARN_MARGIN and even its slowest counted call beats native's median, so that
- * where every candidate is as fast as native and the calls scatter (more ranks than cores,
- * where the scheduler sets the time) a lucky median does not take the shape off native. */
+/* The trial's last call ran: agree on the slowest rank's median and second slowest counted
+ * call per candidate (one reduction of 2 x ncand values) and settle. The median (not the
+ * minimum) keeps one lucky call from deciding; the fastest xchg candidate wins only if its
+ * median beats native's by LEARN_MARGIN and its second slowest counted call beats native's
+ * median too, so that where every candidate is as fast as native and the calls scatter (more
+ * ranks than cores, where the scheduler sets the time) a lucky median does not take the shape
+ * off native, while one outlier call of a faster candidate does not keep it out. */
 static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
 {
-    uint64_t agreed[2 * XCHG_LEARN_MAX]; /* medians, then slowest calls */
+    uint64_t agreed[2 * XCHG_LEARN_MAX]; /* medians, then second slowest calls */
     int rc, best = 0;
 
     for (int c = 0; c < t->ncand; c++) {
         qsort(t->ns[c], XCHG_LEARN_SAMPLES, sizeof t->ns[c][0], cmp_u64);
         agreed[c] = t->ns[c][XCHG_LEARN_SAMPLES / 2];
-        agreed[t->ncand + c] = t->ns[c][XCHG_LEARN_SAMPLES - 1];
+        agreed[t->ncand + c] = t->ns[c][XCHG_LEARN_SAMPLES - 2];
     }
     rc = xchg_agree_max(ctx, agreed, 2 * t->ncand);
     if (rc != MPI_SUCCESS)
