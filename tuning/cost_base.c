@@ -14,12 +14,19 @@
  * messages per rank is taken to send max_node_ranks k messages out of the busiest node, at most
  * inject of them at full speed at once: the round's bytes take at least max_node_ranks k / inject
  * times one message's time (node_share k), and the round costs the larger of that and the rank's
- * own ports' time. The load is an upper bound too: in most rounds some of a node's messages stay
- * inside it.
+ * own ports' time (xchg_cost_round). The load is an upper bound: in most rounds some of a node's
+ * messages stay inside it. Pairwise, which runs every shift once, is priced closer: over the
+ * whole call a node of n ranks sends exactly n (p - n) messages out (every rank one to each rank
+ * outside), most for the largest node (n (p - n) grows up to n = p / 2, and a node above half
+ * holds more than any other can), so its link needs max_node_ranks (p - max_node_ranks) / inject
+ * message times in all, against the rounds' own ports; pairwise_time takes the larger of the
+ * two sums. That is exact when the node's link or the ports bound every round, and below the
+ * round-by-round maximum otherwise (a lower bound then).
  *
  * Against the simulator (build/xchg-sim, docs/sim.md): exact for every flat algorithm on one
- * level with even blocks. The bound above shows on nodes: pairwise k = 1 on nodes of 3, 5 and 8
- * ranks (inject 1, 1 KiB blocks) runs 1.2 times faster than priced. Alltoallv pairwise
+ * level with even blocks. Before pairwise took the node's total, the bound above showed on
+ * nodes: pairwise k = 1 on nodes of 3, 5 and 8 ranks (inject 1, 1 KiB blocks) ran 1.2 times
+ * faster than priced. Alltoallv pairwise
  * carrying statistics sends 24 bytes more per message, which no model here prices: with
  * k = p - 1 and 8-byte blocks it runs 1.4 (p = 257) to 2 (p = 1024) times slower than priced.
  * A torus is priced as a flat network, without links shared by multi-hop messages: pairwise
@@ -65,28 +72,46 @@ double xchg_cost_round(const xchg_machine_t *machine, int nmsgs, size_t max_byte
     return machine->beta + (double)max_bytes * machine->tau * (node > ports ? node : ports);
 }
 
-/* ceil((p-1)/k) rounds of k messages of `message` bytes. A given k is clamped to what runs
- * (1 .. p - 1). Left 0, k is chosen among all of 1 .. p - 1 mostly without trying them: with
- * R = ceil((p-1)/k) rounds, s = port_share and c = node_share the time is
- * R beta + m tau max(R (1 - s) + s R k, c R k), and 1 <= R <= p - 1, R k >= p - 1. For s <= 1
- * every term is least at R = 1, R k = p - 1 (k = p - 1), and so is the time for c >= s >= 1,
- * where the second term of the max rules (c k >= 1 + s (k - 1)). For s > 1 and c <= 1 the
- * first term rules: R a + R k g with a = beta + m tau (1 - s), g = m tau s, at least
- * a + (p-1) g (k = p - 1) when a > 0 and (p-1) (a + g) (k = 1) when a <= 0. For s > c > 1
- * (ports that interfere and a node's interface that limits k) the smallest k of every round
- * count R is tried (for one R the time grows with k): about 2 sqrt(p) of them. */
-static double pairwise_time(int p, int nports, size_t message, const xchg_machine_t *machine)
+/* The messages the busiest node's link carries in a whole pairwise exchange, in units of one
+ * message at full speed: max_node_ranks (p - max_node_ranks) / inject (see the top); 0 without
+ * an injection limit or on one node. */
+static double pairwise_node_load(const xchg_call_t *call, const xchg_machine_t *machine)
 {
-    return ((p - 2) / nports + 1) * xchg_cost_round(machine, nports, message);
+    int p = call->comm_size, n;
+    if (!(machine->node_share > 0) || !(machine->inject > 0) || !call->topo)
+        return 0.0;
+    n = call->topo->max_node_ranks < p ? call->topo->max_node_ranks : p;
+    return (double)n * (p - n) / machine->inject;
 }
 
-static int pairwise_scan(int p, size_t message, const xchg_machine_t *machine, double *best)
+/* ceil((p-1)/k) rounds of k messages of `message` bytes: R beta + m tau max(R (1 + s (k - 1)),
+ * L) with R = ceil((p-1)/k), s = port_share and L the busiest node's load (pairwise_node_load).
+ * A given k is clamped to what runs (1 .. p - 1). Left 0, k is chosen among all of 1 .. p - 1
+ * mostly without trying them: 1 <= R <= p - 1, R k >= p - 1, and without a node load the time
+ * is R a + R k g with a = beta + m tau (1 - s), g = m tau s. For s <= 1 every term is least at
+ * R = 1, R k = p - 1 (k = p - 1); for s > 1 the time is at least a + (p-1) g (k = p - 1) when
+ * a > 0 and (p-1) (a + g) (k = 1) when a <= 0. With a node load the least time may lie
+ * between (where the ports' sum meets L), so the smallest k of every round count R is tried
+ * (for one R the time grows with k): about 2 sqrt(p) of them. */
+static double pairwise_time(int p, int nports, size_t message, const xchg_machine_t *machine,
+                            double node_load)
+{
+    double rounds = (p - 2) / nports + 1,
+           ports = rounds * (1.0 + machine->port_share * (nports - 1));
+    if (p <= 1)
+        return 0.0;
+    return rounds * machine->beta +
+           (double)message * machine->tau * (node_load > ports ? node_load : ports);
+}
+
+static int pairwise_scan(int p, size_t message, const xchg_machine_t *machine, double node_load,
+                         double *best)
 {
     int best_k = 1;
     *best = INFINITY;
     for (int k = 1; k <= p - 1;) {
         int rounds = (p - 2) / k + 1;
-        double t = pairwise_time(p, k, message, machine);
+        double t = pairwise_time(p, k, message, machine, node_load);
         if (t < *best) {
             *best = t;
             best_k = k;
@@ -98,24 +123,25 @@ static int pairwise_scan(int p, size_t message, const xchg_machine_t *machine, d
     return best_k;
 }
 
-static double pairwise_rounds(int p, size_t message, const xchg_machine_t *machine,
-                              xchg_params_t *params)
+static double pairwise_rounds(const xchg_call_t *call, size_t message,
+                              const xchg_machine_t *machine, xchg_params_t *params)
 {
-    double one, all, s = machine->port_share, c = machine->node_share;
+    int p = call->comm_size;
+    double one, all, load = pairwise_node_load(call, machine);
     if (p <= 2) {
         params->nports = 1;
-        return p <= 1 ? 0.0 : pairwise_time(p, 1, message, machine);
+        return pairwise_time(p, 1, message, machine, load);
     }
     if (params->nports > 0) {
         params->nports = params->nports < p - 1 ? params->nports : p - 1;
-        return pairwise_time(p, params->nports, message, machine);
+        return pairwise_time(p, params->nports, message, machine, load);
     }
-    if (s > 1 && c > 1 && c < s) {
-        params->nports = pairwise_scan(p, message, machine, &one);
+    if (load > 0) {
+        params->nports = pairwise_scan(p, message, machine, load, &one);
         return one;
     }
-    one = pairwise_time(p, 1, message, machine);
-    all = pairwise_time(p, p - 1, message, machine);
+    one = pairwise_time(p, 1, message, machine, 0.0);
+    all = pairwise_time(p, p - 1, message, machine, 0.0);
     params->nports = all < one ? p - 1 : 1;
     return all < one ? all : one;
 }
@@ -124,8 +150,7 @@ double xchg_cost_alltoall_pairwise(const xchg_call_t *call, const xchg_machine_t
                                    xchg_params_t *params)
 {
     xchg_machine_t m = xchg_machine_for(call, machine);
-    return pairwise_rounds(call->comm_size, call->block_bytes, &m, params) +
-           (double)call->block_bytes * m.rho;
+    return pairwise_rounds(call, call->block_bytes, &m, params) + (double)call->block_bytes * m.rho;
 }
 
 double xchg_cost_allgather_ring(const xchg_call_t *call, const xchg_machine_t *machine,
@@ -144,6 +169,6 @@ double xchg_cost_alltoallv_pairwise(const xchg_call_t *call, const xchg_machine_
                                     xchg_params_t *params)
 {
     xchg_machine_t m = xchg_machine_for(call, machine);
-    return pairwise_rounds(call->comm_size, call->max_block_bytes, &m, params) +
+    return pairwise_rounds(call, call->max_block_bytes, &m, params) +
            (double)call->max_block_bytes * m.rho;
 }

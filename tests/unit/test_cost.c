@@ -220,7 +220,7 @@ static void check_twophase(void)
         /* only k given: at most r - 1 of the radix either transpose chose */
         xchg_call_t call = make_call(XCHG_ALLTOALLV, 100, 1000);
         xchg_params_t params = {.nports = 1000000,
-                                 .inner = &xchg_algos[xchg_algo_find(XCHG_ALLTOALL, "radix")]};
+                                .inner = &xchg_algos[xchg_algo_find(XCHG_ALLTOALL, "radix")]};
         xchg_cost_alltoallv_twophase(&call, &machines[0], &params);
         CHECK(params.radix == 0 && params.nports >= 1 && params.nports <= 99,
               "twophase p=100 inner=radix k=1000000: r=%d k=%d", params.radix, params.nports);
@@ -272,8 +272,10 @@ static double priced(size_t i, const xchg_call_t *call, const xchg_machine_t *m,
 /* One node prices with beta and tau, several nodes with beta_inter and tau_inter. */
 static void check_two_levels(void)
 {
-    static const xchg_topo_t one = {.nnodes = 1, .min_node_ranks = 8, .max_node_ranks = 8, .consecutive = 1};
-    static const xchg_topo_t two = {.nnodes = 2, .min_node_ranks = 4, .max_node_ranks = 4, .consecutive = 1};
+    static const xchg_topo_t one = {
+        .nnodes = 1, .min_node_ranks = 8, .max_node_ranks = 8, .consecutive = 1};
+    static const xchg_topo_t two = {
+        .nnodes = 2, .min_node_ranks = 4, .max_node_ranks = 4, .consecutive = 1};
     static const int sizes[] = {2, 3, 8, 17, 100};
     static const size_t blocks[] = {1, 300, 1 << 16};
     const xchg_machine_t levels = {.beta = 1e-6,
@@ -339,12 +341,16 @@ static void check_two_levels(void)
             }
 }
 
-/* The injection limit: node_share, the round, pairwise's k against every k, and every model. */
+/* The injection limit: node_share, the round, pairwise's k against every k (its node load: the
+ * busiest node's n (p - n) messages out), and every model. */
 static void check_injection(void)
 {
-    static const xchg_topo_t one = {.nnodes = 1, .min_node_ranks = 8, .max_node_ranks = 8, .consecutive = 1};
-    static const xchg_topo_t four = {.nnodes = 4, .min_node_ranks = 2, .max_node_ranks = 4, .consecutive = 1};
-    static const xchg_topo_t wide = {.nnodes = 8, .min_node_ranks = 1, .max_node_ranks = 64, .consecutive = 1};
+    static const xchg_topo_t one = {
+        .nnodes = 1, .min_node_ranks = 8, .max_node_ranks = 8, .consecutive = 1};
+    static const xchg_topo_t four = {
+        .nnodes = 4, .min_node_ranks = 2, .max_node_ranks = 4, .consecutive = 1};
+    static const xchg_topo_t wide = {
+        .nnodes = 8, .min_node_ranks = 1, .max_node_ranks = 64, .consecutive = 1};
     /* c = node_share = 64 / inject: 0.5, 2 (between s = 1 and 4), 3.56 (just under s = 4: k
      * from 1 to 6 are limited by the node, above by the ports), 4, 8 */
     static const int limits[] = {128, 32, 18, 16, 8};
@@ -372,6 +378,20 @@ static void check_injection(void)
           "limit 8: 8 messages cost one message's time (%g, %g), 16 twice its bytes (%.12g)",
           xchg_cost_round(&m, 2, 1000), one_msg, xchg_cost_round(&m, 4, 1000));
 
+    /* by hand: 8 ranks on nodes of 3, 2, 2, 1, one link per node (inject 1), k = 1: node 0
+     * sends 3 x 5 = 15 messages out in 7 rounds, so 7 beta + 15 messages' bytes */
+    {
+        static const xchg_topo_t uneven = {
+            .nnodes = 4, .min_node_ranks = 1, .max_node_ranks = 3, .consecutive = 1};
+        const xchg_machine_t link = {.beta = 1e-6, .tau = 1e-9, .port_share = 1.0, .inject = 1};
+        xchg_call_t call = call_on(XCHG_ALLTOALL, 8, 1000, &uneven);
+        xchg_params_t params = {.nports = 1};
+        double t = xchg_cost_alltoall_pairwise(&call, &link, &params),
+               expect = 7 * 1e-6 + 15 * 1000 * 1e-9;
+        CHECK(fabs(t - expect) < 1e-15,
+              "pairwise k=1 on 3,2,2,1 with inject 1: %.12g, expected %.12g", t, expect);
+    }
+
     /* pairwise: the least time over every k */
     for (size_t l = 0; l < sizeof limits / sizeof limits[0]; l++)
         for (size_t a = 0; a < NMACHINES; a++)
@@ -385,9 +405,21 @@ static void check_injection(void)
                     limited.inject = limits[l];
                     t = xchg_cost_alltoall_pairwise(&call, &limited, &params);
                     m = xchg_machine_for(&call, &limited);
+                    /* the busiest node (64 ranks, at most p) sends each of its ranks'
+                     * messages to every rank outside it once: n (p - n) of them through a
+                     * link that carries `inject` at full speed */
+                    int n = p < 64 ? p : 64;
+                    double node = (double)n * (p - n) / limits[l];
                     for (int k = 1; k <= p - 1; k++) {
-                        double tk = ((p - 2) / k + 1) * xchg_cost_round(&m, k, sizes[i]) +
-                                    (double)sizes[i] * m.rho;
+                        int rounds = 0;
+                        double ports = 0.0, tk;
+                        for (int sent = 0; sent < p - 1; sent += k) { /* every round, a */
+                            rounds++;                                 /* short last one too, */
+                            ports += 1.0 + m.port_share * (k - 1);    /* priced at k ports */
+                        }
+                        tk = rounds * m.beta +
+                             (double)sizes[i] * m.tau * (node > ports ? node : ports) +
+                             (double)sizes[i] * m.rho;
                         if (tk < best) {
                             best = tk;
                             best_k = k;
