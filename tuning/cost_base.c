@@ -167,11 +167,16 @@ double xchg_cost_alltoall_pairwise(const xchg_call_t *call, const xchg_machine_t
     return pairwise_rounds(call, call->block_bytes, &m, params) + (double)call->block_bytes * m.rho;
 }
 
+/* On a layout whose nodes hold consecutive ranks, a ring step sends one message out of each
+ * node (its last rank's, to the next node's first): one message of the node's link a step,
+ * not max_node_ranks, so an injection limit of at least one costs nothing (exact). */
 double xchg_cost_allgather_ring(const xchg_call_t *call, const xchg_machine_t *machine,
                                 xchg_params_t *params)
 {
     xchg_machine_t m = xchg_machine_for(call, machine);
     (void)params;
+    if (m.node_share > 0 && m.inject > 0 && call->topo && call->topo->consecutive)
+        m.node_share = 1.0 / m.inject;
     return (call->comm_size - 1) * xchg_cost_round(&m, 1, call->block_bytes) +
            (double)call->block_bytes * m.rho;
 }

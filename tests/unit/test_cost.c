@@ -392,6 +392,27 @@ static void check_injection(void)
               "pairwise k=1 on 3,2,2,1 with inject 1: %.12g, expected %.12g", t, expect);
     }
 
+    /* by hand: the ring on 3,2,2,1 (consecutive) sends one message out of each node a step: 7
+     * steps of one message, the limit of 1 costs nothing; interleaved, the bound of 3 a step */
+    {
+        static const xchg_topo_t consecutive = {
+            .nnodes = 4, .min_node_ranks = 1, .max_node_ranks = 3, .consecutive = 1};
+        static const xchg_topo_t interleaved = {
+            .nnodes = 4, .min_node_ranks = 1, .max_node_ranks = 3, .consecutive = 0};
+        const xchg_machine_t link = {.beta = 1e-6, .tau = 1e-9, .port_share = 1.0, .inject = 1};
+        xchg_call_t call = call_on(XCHG_ALLGATHER, 8, 1000, &consecutive);
+        xchg_params_t params = {0};
+        double t = xchg_cost_allgather_ring(&call, &link, &params);
+        CHECK(fabs(t - 7 * (1e-6 + 1000 * 1e-9)) < 1e-15,
+              "ring on 3,2,2,1 consecutive, inject 1: %.12g, expected %.12g", t,
+              7 * (1e-6 + 1000 * 1e-9));
+        call = call_on(XCHG_ALLGATHER, 8, 1000, &interleaved);
+        t = xchg_cost_allgather_ring(&call, &link, &params);
+        CHECK(fabs(t - 7 * (1e-6 + 3 * 1000 * 1e-9)) < 1e-15,
+              "ring on 3,2,2,1 interleaved, inject 1: %.12g, expected %.12g", t,
+              7 * (1e-6 + 3 * 1000 * 1e-9));
+    }
+
     /* pairwise: the least time over every k, the node's load with its allowance for crowding
      * (2 % at k = p - 1, none at k = 1, linear between: cost_base.c) */
     for (size_t l = 0; l < sizeof limits / sizeof limits[0]; l++)
@@ -433,10 +454,14 @@ static void check_injection(void)
                           limits[l], a, p, sizes[i], params.nports, t, chosen, expect, least);
                 }
 
-    /* every model costs more with a tighter limit, never less; the same on one node */
+    /* every model costs more with a tighter limit, never less; the same on one node. The
+     * layout is interleaved: on consecutive nodes the ring sends one message out of a node a
+     * step, which a limit of 1 does not slow (checked by hand above) */
     for (size_t i = 0; i < NMODELS; i++)
         for (int p = 8; p <= 64; p *= 2) {
-            xchg_call_t across = call_on(models[i].coll, p, 4096, &four);
+            xchg_topo_t four_mixed = four;
+            four_mixed.consecutive = 0;
+            xchg_call_t across = call_on(models[i].coll, p, 4096, &four_mixed);
             xchg_call_t inside = call_on(models[i].coll, p, 4096, &one);
             xchg_machine_t limited = perfect;
             xchg_params_t params;
