@@ -27,6 +27,8 @@
 #   BENCH_CLUSTER_ONLY=REGEX       only the clusters whose name matches
 #   BENCH_CLUSTER_MAX_BYTES=256K   BENCH_CLUSTER_TIME_MS=50 (time budget per CSV line)
 #   BENCH_CLUSTER_RING_LINK=100mbit  BENCH_CLUSTER_TORUS_LINK=50mbit
+#   BENCH_CLUSTER_TUNE_ARGS=...    xchg-tune's options for BENCH_CLUSTER_TUNE=1 (default --quick)
+#   BENCH_CLUSTER_TABLE=FILE       auto uses this tuning table (without BENCH_CLUSTER_TUNE=1)
 #   BENCH_CLUSTER_TUNE=1           first xchg-tune --quick on the cluster; auto then uses its
 #                                  table (tune.txt, table.txt in the cluster's folder)
 #   A reduced sweep (each knob replaces one of xchg-bench's defaults; unset: the full sweep):
@@ -55,6 +57,12 @@ torus_link=${BENCH_CLUSTER_TORUS_LINK:-50mbit}
 only=${BENCH_CLUSTER_ONLY:-}
 smoke=${BENCH_CLUSTER_SMOKE:-0}
 tune=${BENCH_CLUSTER_TUNE:-0}
+read -r -a tune_args <<<"${BENCH_CLUSTER_TUNE_ARGS:---quick}"
+table=${BENCH_CLUSTER_TABLE:-}
+if [ -n "$table" ]; then
+    [ -r "$table" ] || { echo "bench_cluster.sh: BENCH_CLUSTER_TABLE=$table cannot be read" >&2; exit 2; }
+    table=$(readlink -f "$table")
+fi
 out=$BUILD/bench-cluster
 if [ -n "${BENCH_CLUSTER_ITERS:-}" ] && ! [[ $BENCH_CLUSTER_ITERS =~ ^[0-9]+,[0-9]+$ ]]; then
     echo "bench_cluster.sh: BENCH_CLUSTER_ITERS='$BENCH_CLUSTER_ITERS' is not MIN,MAX (e.g. 5,20)" >&2
@@ -145,10 +153,12 @@ for config in "${configs[@]}"; do
     if [ "$ranks" -gt "$cores" ]; then export XCHG_WAIT=yield; else unset XCHG_WAIT; fi
     unset XCHG_TUNING
     if [ "$tune" = 1 ]; then
-        echo "-- xchg-tune --quick ($dir/table.txt)"
-        on "$nodes" "$link" "${shape[@]}" -- "$BUILD/xchg-tune" --quick -o "$dir/table.txt" \
-            2>&1 | tee "$dir/tune.txt"
+        echo "-- xchg-tune ${tune_args[*]} ($dir/table.txt)"
+        on "$nodes" "$link" "${shape[@]}" -- "$BUILD/xchg-tune" "${tune_args[@]}" \
+            -o "$dir/table.txt" 2>&1 | tee "$dir/tune.txt"
         export XCHG_TUNING=$dir/table.txt
+    elif [ -n "$table" ]; then
+        export XCHG_TUNING=$table
     fi
 
     echo "-- xchg-bench ($dir/bench.csv)"
