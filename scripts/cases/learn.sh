@@ -28,10 +28,13 @@ learned_again() {
             if (s ~ /G$/) return substr(s, 1, length(s) - 1) * 1073741824
             return s + 0
         }
-        FNR == NR {
-            if ($1 !~ /^#/ && NF >= 4 && $2 == p && split($3, r, "-") == 2) {
-                n++; coll[n] = $1; lo[n] = bytes(r[1]); hi[n] = bytes(r[2])
-            }
+        FNR == NR { # rules: collective procs [nodes=N] bytes algorithm
+            f = $3 ~ /^nodes=/ ? 4 : 3
+            if ($1 ~ /^#/ || NF < f + 1 || $2 != p) next
+            k = split($f, r, "-")
+            if (k == 1) r[2] = r[1]
+            if (r[1] == "*") { r[1] = 0; r[2] = "*" }
+            n++; coll[n] = $1; lo[n] = bytes(r[1]); hi[n] = r[2] == "*" ? 1e300 : bytes(r[2])
             next
         }
         /^xchg: learn [a-z]+ p=/ && $4 == "p=" p {
