@@ -15,10 +15,10 @@
  * collective is as slow as its slowest rank, and a median is not fooled by one lucky call)
  * and settle: the fastest xchg candidate wins if its median beats native's by LEARN_MARGIN
  * and its second slowest counted call beats native's median (4 of its 5 calls do), else
- * native. The following calls of the shape run the winner; after RELEARN_FIRST of them the shape is
- * learned again (the load on a machine changes, and a trial taken under a burst of noise may have
- * settled wrong), and every further trial waits RELEARN_GROWTH times longer, so a wrong choice
- * lasts at most RELEARN_FIRST calls and a right one costs less and less.
+ * native. The following calls of the shape run the winner; after RELEARN_FIRST of them the
+ * shape is learned again (the load on a machine changes, and a trial taken under a burst of
+ * noise may have settled wrong), and every further trial waits RELEARN_GROWTH times longer, so
+ * a wrong choice lasts at most RELEARN_FIRST calls and a right one costs less and less.
  *
  * Consistency: a trial lives in the communicator's context and advances only with that
  * communicator's calls, which every rank makes in the same order; the candidates come from

@@ -85,6 +85,7 @@
 #define MAX_SPECS 64
 #define SPEC_LEN 160
 #define MAX_SIZES 64
+#define MAX_ROUNDS 1000 /* --rounds */
 
 /* --overhead's targets, for its summary */
 #define NATIVE_OVERHEAD_TARGET_NS 50.0
@@ -302,7 +303,7 @@ static int parse_options(int argc, char **argv, options_t *opt)
             if (parse_count(a, value, 1, 10000000, &opt->max_iters) != 0)
                 return -1;
         } else if (strcmp(a, "--rounds") == 0) {
-            if (parse_count(a, value, 1, 1000, &opt->rounds) != 0)
+            if (parse_count(a, value, 1, MAX_ROUNDS, &opt->rounds) != 0)
                 return -1;
         } else if (strcmp(a, "--warmup") == 0) {
             if (parse_count(a, value, 0, 1000000, &opt->warmup) != 0)
@@ -582,6 +583,22 @@ static int spec_applies_to(int coll, const char *spec)
     return strcmp(name, "auto") == 0 || xchg_algo_find(coll, name) >= 0;
 }
 
+/* Sorts v; its quartiles. */
+static void quartiles(double *v, int n, double *q1, double *median, double *q3)
+{
+    qsort(v, (size_t)n, sizeof *v, tool_cmp_double);
+    *q1 = v[n / 4];
+    *median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    *q3 = v[(3 * n) / 4 < n ? (3 * n) / 4 : n - 1];
+}
+
+static double median_of(double *v, int n)
+{
+    double q1, median, q3;
+    quartiles(v, n, &q1, &median, &q3);
+    return median;
+}
+
 /* One turn of one spec of coll at the call's block size: `warmup` untimed calls, then
  * iterations within the budget. 0, or 1 after a failure (reported on rank 0). */
 static int bench_turn(int coll, const char *spec, tool_call_t *call, const options_t *opt,
@@ -598,10 +615,9 @@ static int bench_turn(int coll, const char *spec, tool_call_t *call, const optio
     if (rc == MPI_SUCCESS)
         return 0;
     if (world_rank == 0)
-        fprintf(stderr, "xchg-bench: %s %s, %zu bytes: %s\n", xchg_coll_name(coll), spec,
-                call->bytes,
-                failed >= 0 ? "wrong result (see CHECK FAILED above)"
-                            : "the call returned an error");
+        fprintf(
+            stderr, "xchg-bench: %s %s, %zu bytes: %s\n", xchg_coll_name(coll), spec, call->bytes,
+            failed >= 0 ? "wrong result (see CHECK FAILED above)" : "the call returned an error");
     return 1;
 }
 
@@ -609,7 +625,7 @@ static int bench_turn(int coll, const char *spec, tool_call_t *call, const optio
  * minimum, the median of the turns' medians, the largest maximum). */
 typedef struct line {
     tool_timing_t sum;
-    double medians[1000];
+    double medians[MAX_ROUNDS];
     int turns;
 } line_t;
 
@@ -625,8 +641,8 @@ static void line_add(line_t *line, const tool_timing_t *turn)
 
 /* Print a spec's CSV line on rank 0. */
 static void bench_print(int coll, const char *spec, const char *name, const tool_call_t *call,
-                        const xchg_call_t *model, line_t *line, const options_t *opt,
-                        FILE *out, const char *mpi_name)
+                        const xchg_call_t *model, line_t *line, const options_t *opt, FILE *out,
+                        const char *mpi_name)
 {
     char params_col[SPEC_LEN];
     int n = line->turns;
@@ -634,8 +650,7 @@ static void bench_print(int coll, const char *spec, const char *name, const tool
 
     if (world_rank != 0)
         return;
-    qsort(line->medians, (size_t)n, sizeof line->medians[0], tool_cmp_double);
-    median = n % 2 ? line->medians[n / 2] : 0.5 * (line->medians[n / 2 - 1] + line->medians[n / 2]);
+    median = median_of(line->medians, n);
     /* after the calls: for auto, what served them */
     if (strcmp(spec, "auto") == 0)
         auto_choice(coll, params_col, sizeof params_col);
@@ -817,22 +832,6 @@ static int overhead_phase(const options_t *opt, const int kinds[2], const tool_c
         }
     }
     return rc;
-}
-
-/* Sorts v; its quartiles. */
-static void quartiles(double *v, int n, double *q1, double *median, double *q3)
-{
-    qsort(v, (size_t)n, sizeof *v, tool_cmp_double);
-    *q1 = v[n / 4];
-    *median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-    *q3 = v[(3 * n) / 4 < n ? (3 * n) / 4 : n - 1];
-}
-
-static double median_of(double *v, int n)
-{
-    double q1, median, q3;
-    quartiles(v, n, &q1, &median, &q3);
-    return median;
 }
 
 /* Median and interquartile range of a[i] - b[i] (overwrites a). */

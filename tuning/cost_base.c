@@ -26,9 +26,9 @@
  * Against the simulator (build/xchg-sim, docs/sim.md): exact for every flat algorithm on one
  * level with even blocks. Before pairwise took the node's total, the bound above showed on
  * nodes: pairwise k = 1 on nodes of 3, 5 and 8 ranks (inject 1, 1 KiB blocks) ran 1.2 times
- * faster than priced. Alltoallv pairwise
- * carrying statistics sends 24 bytes more per message, which no model here prices: with
- * k = p - 1 and 8-byte blocks it runs 1.4 (p = 257) to 2 (p = 1024) times slower than priced.
+ * faster than priced. Alltoallv pairwise carrying statistics sends 24 bytes more per message,
+ * which no model here prices: with k = p - 1 and 8-byte blocks it runs 1.4 (p = 257) to 2
+ * (p = 1024) times slower than priced.
  * A torus is priced as a flat network, without links shared by multi-hop messages: pairwise
  * k = 1 on a ring of 257 with 1 KiB blocks runs 5 times slower than priced, on 32x32 1.6 times.
  */
