@@ -395,8 +395,14 @@ static int v_predict(xchg_ctx_t *ctx, xchg_call_t *call, xchg_outcome_t *out, in
         return MPI_ERR_NO_MEM;
     if (forced != XCHG_AUTO && xchg_algos[forced].no_agreement) {
         v_shape(call, ctx, none); /* the shape is read by nothing but the statistics */
-        *decided = 1;
-        return choose(ctx, call, out);
+        rc = choose(ctx, call, out);
+        if ((rc != MPI_SUCCESS && rc != XCHG_PASS) || out->algo == forced) {
+            *decided = 1;
+            return rc;
+        }
+        /* the forced algorithm cannot serve the call (its predicate reads no statistics, so
+         * that is so on every rank): what replaces it is chosen from agreed values */
+        return MPI_SUCCESS;
     }
     if (!state->carried_valid)
         return MPI_SUCCESS;
