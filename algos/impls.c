@@ -18,6 +18,9 @@ const xchg_impl_t xchg_impls[] = {
     {.coll = XCHG_ALLTOALLV, .name = "pairwise", .alltoallv = xchg_alltoallv_pairwise},
     {.coll = XCHG_ALLTOALLV, .name = "twophase", .alltoallv = xchg_alltoallv_twophase},
     {.coll = XCHG_ALLTOALLV, .name = "hier", .alltoallv = xchg_alltoallv_hier},
+    {.coll = XCHG_ALLTOALL, .name = "shm", .alltoall = xchg_alltoall_shm},
+    {.coll = XCHG_ALLGATHER, .name = "shm", .allgather = xchg_allgather_shm},
+    {.coll = XCHG_ALLTOALLV, .name = "shm", .alltoallv = xchg_alltoallv_shm},
 };
 const int xchg_nimpls = (int)(sizeof xchg_impls / sizeof xchg_impls[0]);
 

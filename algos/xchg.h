@@ -32,6 +32,19 @@ typedef struct xchg_mark {
     size_t used;
 } xchg_mark_t;
 
+/* A segment of shared memory of a communicator whose ranks share one machine's memory
+ * (MPI_Win_allocate_shared on the context's communicator, shim/shm.c), for the shm algorithms
+ * (algos/shm.c). A control block of XCHG_SHM_CONTROL bytes (an arrival counter per half, each
+ * on its own cache line), then two halves of half_bytes each. Pass n of the communicator's shm
+ * calls uses half n mod 2 and counter n mod 2. */
+#define XCHG_SHM_CONTROL 4096
+typedef struct xchg_shm {
+    char *base;
+    size_t half_bytes;
+    uint64_t passes; /* passes through this segment so far: equal on all ranks */
+    MPI_Win win;
+} xchg_shm_t;
+
 /* Per-communicator context, created on the first intercepted collective and cached on the
  * user's communicator with an attribute (shim/context.c). */
 typedef struct xchg_ctx {
@@ -48,6 +61,10 @@ typedef struct xchg_ctx {
     int node_pus;   /* processing units hwloc reports for all ranks on this node (whole job) */
     xchg_topo_t topo; /* the summary that selection sees (xchg_call_t.topo) */
     int yield;      /* waiting policy: 1 = MPI_Testall + sched_yield, 0 = MPI_Waitall */
+    int shm_yield;  /* the shm algorithms' waits yield the core (XCHG_WAIT=yield, or auto on an
+                       oversubscribed node, whatever the MPI library's own wait does) */
+    xchg_shm_t *shm; /* the shared segment, NULL until an shm call needs one */
+    int shm_failed;  /* no segment could be had: the shm algorithms send messages instead */
     xchg_chunk_t chunks[XCHG_CHUNKS]; /* scratch memory, chunks[top] the one in use */
     int top;
     MPI_Request *reqs; /* request array reused by xchg_exchange */
@@ -61,6 +78,11 @@ typedef struct xchg_ctx {
     int (*inner_alltoall)(struct xchg_ctx *ctx, const void *sendbuf, void *recvbuf,
                           size_t block_bytes, const xchg_algo_t *inner,
                           const xchg_params_t *params);
+    /* Make ctx->shm's halves at least bytes long (at most topo.shm_bytes), handed in by the
+     * shim (shim/shm.c). Collective: every rank calls it at the same call with the same bytes.
+     * MPI_SUCCESS, or an error on every rank when no segment can be had (ctx->shm_failed is
+     * then set everywhere and ctx->shm is NULL). */
+    int (*shm_reserve)(struct xchg_ctx *ctx, size_t bytes);
 } xchg_ctx_t;
 
 /* Algorithm entry points. Buffers:
@@ -124,6 +146,14 @@ int xchg_exchange(xchg_ctx_t *ctx, const xchg_msg_t *sends, int nsends, const xc
 /* agree.c: element-wise maximum of n values over all ranks (dissemination, ceil(log2 p) rounds
  * of n * 8 bytes through xchg_exchange). */
 int xchg_agree_max(xchg_ctx_t *ctx, uint64_t *vals, int n);
+/* shm.c: one pass through the context's shared segment (ctx->shm, reserved first): write what
+ * this rank sends into xchg_shm_half(ctx), xchg_shm_arrive(ctx), then read what it receives
+ * from the same half. xchg_shm_arrive announces this rank's writes and waits until every rank
+ * of the communicator has announced its own (spinning, or yielding the core under shm_yield,
+ * and driving MPI's progress engine meanwhile); the pass is then over, and the next one uses
+ * the other half, so a half is written again only after every rank has finished reading it. */
+char *xchg_shm_half(const xchg_ctx_t *ctx);
+void xchg_shm_arrive(xchg_ctx_t *ctx);
 /* scratch.c: the context's scratch stack (see xchg_mark_t). A push returns at least bytes,
  * aligned to 64 bytes, or NULL when memory is exhausted; it never moves earlier pushes. */
 xchg_mark_t xchg_scratch_mark(const xchg_ctx_t *ctx);
@@ -141,5 +171,8 @@ xchg_allgather_fn xchg_allgather_circulant;
 xchg_alltoallv_fn xchg_alltoallv_pairwise;
 xchg_alltoallv_fn xchg_alltoallv_twophase;
 xchg_alltoallv_fn xchg_alltoallv_hier;
+xchg_alltoall_fn xchg_alltoall_shm; /* algos/shm.c, all three */
+xchg_allgather_fn xchg_allgather_shm;
+xchg_alltoallv_fn xchg_alltoallv_shm;
 
 #endif

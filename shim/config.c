@@ -73,6 +73,24 @@ static int read_wait(void)
     return 0;
 }
 
+/* XCHG_SHM_BYTES: a byte size ("1M", "65536"); 0 turns the shm algorithms off. */
+#define XCHG_SHM_DEFAULT ((size_t)1 << 20)
+#define XCHG_SHM_MAX ((size_t)1 << 40)
+static size_t read_shm_bytes(void)
+{
+    const char *value = getenv("XCHG_SHM_BYTES");
+    size_t bytes;
+    if (!value || !*value)
+        return XCHG_SHM_DEFAULT;
+    if (xchg_parse_size(value, &bytes) != 0 || bytes > XCHG_SHM_MAX) {
+        xchg_warn("XCHG_SHM_BYTES=%.*s%s: expected a byte size up to 1T (such as 1M, or 0 for "
+                  "no shared memory); using 1M",
+                  XCHG_QUOTE(value));
+        return XCHG_SHM_DEFAULT;
+    }
+    return bytes;
+}
+
 /* Does the MPI library's blocking wait yield the core? Open MPI's does with its MCA parameter
  * mpi_yield_when_idle, which reaches the ranks as OMPI_MCA_mpi_yield_when_idle (mpirun sets it
  * itself on an oversubscribed node). MPICH's does not. */
@@ -247,6 +265,7 @@ void xchg_config_load(void)
     xchg_config.verbose = read_flag("XCHG_VERBOSE");
     xchg_config.strict = read_flag("XCHG_STRICT");
     xchg_config.test_skew = read_flag("XCHG_TEST_SKEW_TIMES");
+    xchg_config.shm_bytes = read_shm_bytes();
     if (initialized)
         read_nodes();
     read_torus();

@@ -30,6 +30,7 @@
 static int ctx_keyval = MPI_KEYVAL_INVALID;
 static int world_size;
 static int *world_node;    /* [world_size]: node (numbered by lowest world rank) */
+static int *world_machine; /* [world_size]: the node measured, before XCHG_NODES */
 static int world_oversubscribed; /* ranks on this node exceed its processing units */
 static int world_node_pus;       /* processing units of all ranks on this node */
 static int world_ready;
@@ -38,6 +39,7 @@ static void ctx_free(xchg_ctx_t *ctx)
 {
     if (!ctx)
         return;
+    xchg_shm_free(ctx);
     if (ctx->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&ctx->comm);
     xchg_scratch_free(ctx);
@@ -158,6 +160,9 @@ void xchg_ctx_world_init(void)
                        &world_oversubscribed) ==
             MPI_SUCCESS)
         world_ready = 1;
+    world_machine = malloc((size_t)world_size * sizeof *world_machine);
+    if (world_ready && world_machine)
+        memcpy(world_machine, world_node, (size_t)world_size * sizeof *world_machine);
     if (world_ready && xchg_config.nodes) {
         /* XCHG_NODES: emulated nodes replace the measured ones (the processing units and the
          * waiting policy stay as measured: the ranks still share this machine's cores) */
@@ -169,7 +174,7 @@ void xchg_ctx_world_init(void)
 
 /* The summary of a context's layout (xchg_topo_t), and its Cartesian shape when comm has a
  * Cartesian topology whose dimensions are all periodic (a torus or a ring). */
-static void ctx_topo(xchg_ctx_t *ctx, MPI_Comm comm)
+static void ctx_topo(xchg_ctx_t *ctx, MPI_Comm comm, int shared)
 {
     xchg_topo_t *t = &ctx->topo;
     int status = MPI_UNDEFINED, ndims = 0;
@@ -193,6 +198,7 @@ static void ctx_topo(xchg_ctx_t *ctx, MPI_Comm comm)
         hash = (hash ^ (uint64_t)ctx->node_of[i]) * 1099511628211ull;
     }
     t->layout_hash = hash;
+    t->shm_bytes = shared && ctx->nnodes == 1 ? xchg_config.shm_bytes : 0;
     if (PMPI_Topo_test(comm, &status) == MPI_SUCCESS && status != MPI_CART &&
         xchg_config.torus_dims[0] > 0) {
         /* XCHG_TORUS gives a communicator without a Cartesian topology its shape (whether the
@@ -236,7 +242,7 @@ static void ctx_announce(const xchg_ctx_t *ctx)
 }
 
 /* Node layout of a new context: from the world's layout when every rank is a world rank. */
-static int ctx_layout(xchg_ctx_t *ctx, MPI_Comm comm, int *over)
+static int ctx_layout(xchg_ctx_t *ctx, MPI_Comm comm, int *over, int *shared)
 {
     int rc = MPI_SUCCESS, translated = 0;
     int *world_ranks = NULL, *ranks = NULL;
@@ -274,12 +280,19 @@ static int ctx_layout(xchg_ctx_t *ctx, MPI_Comm comm, int *over)
         }
         for (int i = 0, next = 0; i < ctx->size; i++)
             ctx->node_of[i] = ranks[i] == i ? next++ : ctx->node_of[ranks[i]];
+        /* one machine's memory: every rank on the node measured, whatever XCHG_NODES says */
+        *shared = world_machine != NULL;
+        for (int i = 1; i < ctx->size && *shared; i++)
+            *shared = world_machine[world_ranks[i]] == world_machine[world_ranks[0]];
         *over = world_oversubscribed;
         ctx->node_pus = world_node_pus;
     } else {
         rc = measure_layout(comm, ctx->size, ctx->node_of, &ctx->node_pus, over);
         if (rc != MPI_SUCCESS)
             goto out;
+        *shared = 1;
+        for (int i = 0; i < ctx->size; i++)
+            *shared &= ctx->node_of[i] == 0;
     }
     ctx->nnodes = 0;
     for (int i = 0; i < ctx->size; i++)
@@ -306,25 +319,29 @@ out:
 /* The private duplicate, size, rank, node layout and waiting policy of a new context. */
 static int ctx_open(xchg_ctx_t *ctx, MPI_Comm comm)
 {
-    int rc, over = 0;
+    int rc, over = 0, shared = 0;
 
     rc = PMPI_Comm_dup(comm, &ctx->comm);
     if (rc != MPI_SUCCESS)
         return rc;
     PMPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
     ctx->inner_alltoall = xchg_alltoall_select_run;
+    ctx->shm_reserve = xchg_shm_reserve;
     PMPI_Comm_size(ctx->comm, &ctx->size);
     PMPI_Comm_rank(ctx->comm, &ctx->rank);
-    rc = ctx_layout(ctx, ctx->comm, &over);
+    rc = ctx_layout(ctx, ctx->comm, &over, &shared);
     if (rc != MPI_SUCCESS)
         return rc;
-    ctx_topo(ctx, comm);
+    ctx_topo(ctx, comm, shared);
     if (xchg_config.verbose && ctx->rank == 0)
         ctx_announce(ctx);
     /* auto: yield when the node is oversubscribed, unless the MPI library's own wait yields
      * already (then its blocking wait is the better one: it sleeps inside its progress engine
      * instead of polling every request from outside) */
     ctx->yield = xchg_config.wait == 2 || (xchg_config.wait == 0 && over && !xchg_config.mpi_yields);
+    /* the shm algorithms wait outside the MPI library: they yield on an oversubscribed node
+     * whatever the library's own wait does */
+    ctx->shm_yield = xchg_config.wait == 2 || (xchg_config.wait == 0 && over);
     return rc;
 }
 
@@ -392,5 +409,7 @@ void xchg_ctx_finalize(void)
     PMPI_Comm_free_keyval(&ctx_keyval);
     free(world_node);
     world_node = NULL;
+    free(world_machine);
+    world_machine = NULL;
     world_ready = 0;
 }

@@ -36,6 +36,9 @@ typedef struct xchg_config {
     int learn;                /* XCHG_LEARN: 1 (default) time the best candidates of a repeating
                                  call shape and settle on the fastest (shim/learn.c); 0 off */
     char learn_path[4096];    /* XCHG_LEARN=FILE: also write what was learned there at finalize */
+    size_t shm_bytes;         /* XCHG_SHM_BYTES: most bytes a pass of the shm algorithms puts
+                                 through a communicator's shared segment (the segment holds two
+                                 such halves); 0 turns shared memory off */
     int test_skew;            /* XCHG_TEST_SKEW_TIMES=1 (testing knob): each rank distorts its
                                  own timings, so that ranks disagree locally */
     int forced[XCHG_NCOLLS];  /* registry index, or XCHG_AUTO */
@@ -76,6 +79,9 @@ static inline xchg_ctx_t *xchg_ctx_cached(MPI_Comm comm)
                : NULL;
 }
 void xchg_ctx_finalize(void);   /* free the contexts of COMM_WORLD and COMM_SELF */
+/* shm.c: a context's shared segment (xchg_ctx_t.shm_reserve; collective), and its release */
+int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes);
+void xchg_shm_free(xchg_ctx_t *ctx);
 
 /* select.c and learn.c */
 #define XCHG_DECISIONS 64 /* decisions cached per context */

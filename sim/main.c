@@ -381,6 +381,13 @@ static int parse_algo(int coll, const char *spec, run_t *run)
                 spec);
         return 2;
     }
+    if (run->algo->shared_memory) {
+        fprintf(stderr,
+                "xchg-sim: ALGO %s: it moves data through shared memory, not messages: the "
+                "simulator cannot run it\n",
+                spec);
+        return 2;
+    }
     return 0;
 }
 
@@ -656,7 +663,7 @@ static int sweep(options_t *o, const long *plist, int np, const long *blist, int
         for (int coll = 0; coll < XCHG_NCOLLS; coll++)
             for (int a = 0; a < xchg_nalgos; a++) {
                 const xchg_algo_t *algo = &xchg_algos[a];
-                if (algo->coll != coll || algo->native)
+                if (algo->coll != coll || algo->native || algo->shared_memory)
                     continue;
                 o->coll = coll;
                 for (int i = 0; i < np; i++)

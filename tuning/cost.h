@@ -47,6 +47,9 @@ double xchg_cost_allgather_circulant(const xchg_call_t *call, const xchg_machine
                                      xchg_params_t *params);
 double xchg_cost_alltoallv_pairwise(const xchg_call_t *call, const xchg_machine_t *machine,
                                     xchg_params_t *params);
+/* the shm algorithms of all three collectives (tuning/cost_shm.c) */
+double xchg_cost_shm(const xchg_call_t *call, const xchg_machine_t *machine,
+                     xchg_params_t *params);
 /* The time of one alltoall transpose of call->block_bytes on call's communicator, by a model
  * of the caller's choice (twophase's inner alltoall left to selection). */
 typedef double xchg_transpose_cost_fn(const xchg_call_t *transpose, const xchg_machine_t *machine);

@@ -23,6 +23,7 @@
 #include "../algos/sched/twophase.h"
 #include "../algos/sched/factor.h"
 #include "../algos/sched/torus.h"
+#include "../algos/sched/shm.h"
 
 #define VALUE_MAX 1000000000L /* the largest integer a key takes */
 
@@ -83,6 +84,27 @@ static int applies_always(const xchg_call_t *call, const xchg_params_t *params, 
     (void)why;
     return 1;
 }
+
+/* shm: every rank in one machine's shared memory, and a half large enough for the slots */
+static int shm_applies(const xchg_call_t *call, const xchg_params_t *params, const char **why)
+{
+    size_t limit = call->topo ? call->topo->shm_bytes : 0;
+    (void)params;
+    if (call->comm_size <= 1)
+        return 1;
+    if (limit == 0) {
+        *why = "the ranks do not all share one machine's memory (several nodes, real or "
+               "XCHG_NODES's, or XCHG_SHM_BYTES=0)";
+        return 0;
+    }
+    if (!xchg_shm_fits(call->coll, call->comm_size, limit)) {
+        *why = "XCHG_SHM_BYTES is too small for a slot per pair of ranks";
+        return 0;
+    }
+    return 1;
+}
+
+#define SHM_SOURCE "shared memory (MPI-3 MPI_Win_allocate_shared)"
 
 const xchg_algo_t xchg_algos[] = {
     /* MPI_Alltoall */
@@ -155,6 +177,18 @@ const xchg_algo_t xchg_algos[] = {
             "flat communicator. `build/xchg-sched alltoall torus dims=4x4` prints every step",
         .source = "Liu, Gu, Bi, Tu, Dong, Sections III-IV, Fig. 2, Fig. 5, Lemmas 2 and 4",
     },
+    {
+        .name = "shm",
+        .coll = XCHG_ALLTOALL,
+        .applies = shm_applies,
+        .cost = xchg_cost_shm,
+        .description = "through a segment of shared memory, when every rank runs on one machine: "
+                       "each rank copies its blocks in, one synchronisation, each copies its "
+                       "blocks out (blocks beyond `XCHG_SHM_BYTES` / p^2 go in pieces, one "
+                       "synchronisation each)",
+        .source = SHM_SOURCE,
+        .shared_memory = 1,
+    },
 
     /* MPI_Allgather */
     {
@@ -183,6 +217,16 @@ const xchg_algo_t xchg_algos[] = {
         .description = "concatenation over a circulant graph: ceil(log_{k+1} p) rounds, last "
                        "round partitioned so that C2 = ceil(b(p-1)/k) bytes",
         .source = "Bruck et al. 1997, Section 4, Appendix B",
+    },
+    {
+        .name = "shm",
+        .coll = XCHG_ALLGATHER,
+        .applies = shm_applies,
+        .cost = xchg_cost_shm,
+        .description = "through a segment of shared memory, as alltoall `shm`: each rank copies "
+                       "its block in, one synchronisation, each copies the others out",
+        .source = SHM_SOURCE,
+        .shared_memory = 1,
     },
 
     /* MPI_Alltoallv */
@@ -230,6 +274,19 @@ const xchg_algo_t xchg_algos[] = {
                        "make rounds uneven as for pairwise)",
         .source = "Sanders, Träff, Fig. 2, Section 4",
         .no_agreement = 1,
+    },
+    {
+        .name = "shm",
+        .coll = XCHG_ALLTOALLV,
+        .applies = shm_applies,
+        .cost = xchg_cost_shm,
+        .description = "through a segment of shared memory, as alltoall `shm`: each sender writes "
+                       "its message offsets and messages into its region, one synchronisation, "
+                       "each receiver copies its messages out; the segment grows to the largest "
+                       "sender's need (up to `XCHG_SHM_BYTES`), past it pieces",
+        .source = SHM_SOURCE,
+        .no_agreement = 1,
+        .shared_memory = 1,
     },
 };
 const int xchg_nalgos = (int)(sizeof xchg_algos / sizeof xchg_algos[0]);

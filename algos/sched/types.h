@@ -29,6 +29,10 @@ typedef struct xchg_topo {
     int torus_dims[2];    /* its dimensions; rank order is MPI_Cart_coords' */
     int torus_from_env;   /* 1: the shape is XCHG_TORUS's (a communicator without a Cartesian
                              topology; rank = x * c + y), not the communicator's own */
+    size_t shm_bytes;     /* bytes one pass of the shm algorithms may put through a segment of
+                             shared memory (XCHG_SHM_BYTES) when every rank of the communicator
+                             shares this machine's memory and nnodes is 1; 0: no shared memory
+                             (several nodes, real or emulated by XCHG_NODES, or turned off) */
 } xchg_topo_t;
 
 /* Algorithm parameters: the storage of every key of every algorithm. Zero (NULL) means "not
@@ -130,6 +134,9 @@ typedef struct xchg_algo {
     int no_agreement;
     /* 1 for "native": the MPI library's own collective serves the call (no implementation) */
     int native;
+    /* 1: it moves data through a segment of shared memory that the shim provides (algos/shm.c),
+     * not through xchg_exchange, so the simulator cannot run it */
+    int shared_memory;
 } xchg_algo_t;
 
 #endif

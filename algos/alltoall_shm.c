@@ -1,0 +1,55 @@
+/*
+ * alltoall_shm.c: MPI_Alltoall through shared memory, for a communicator whose ranks all share
+ * one machine's memory (no paper: what an MPI library's shared-memory collectives do, here on
+ * an MPI-3 shared window; the pass and its synchronisation are algos/shm.c's).
+ *
+ * One pass: every rank copies its p - 1 blocks for the others into the half (block for rank j
+ * of rank i at slot i p + j), arrives, waits for all, and copies the p - 1 blocks addressed to
+ * it out: one synchronisation instead of p - 1 messages, every byte copied twice.
+ *
+ *   half:  | 0->0 | 0->1 | ... | 0->p-1 | 1->0 | ... | p-1->p-1 |   (slots of n bytes)
+ *
+ * A block larger than the half allows (p^2 slots of at most half / p^2 bytes) goes in several
+ * passes of n-byte pieces: ceil(b / n) passes, equal on all ranks (b, p and the half are).
+ * Cost: passes synchronisations (one start-up each) and 2 (p - 1) b + b bytes copied.
+ * Restrictions: the registry's predicate (all ranks on one machine, p^2 <= XCHG_SHM_BYTES). When
+ * no segment can be had (the shim found none on every rank alike) it runs pairwise exchange.
+ */
+#include <string.h>
+
+#include "xchg.h"
+#include "sched/shm.h"
+
+int xchg_alltoall_shm(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, size_t block_bytes,
+                      const xchg_params_t *params)
+{
+    const char *send = sendbuf;
+    char *recv = recvbuf;
+    int p = ctx->size, rank = ctx->rank, rc;
+    size_t slots = (size_t)p * (size_t)p, want, piece;
+
+    memcpy(recv + (size_t)rank * block_bytes, send + (size_t)rank * block_bytes, block_bytes);
+    if (p == 1 || block_bytes == 0)
+        return MPI_SUCCESS;
+    want = block_bytes <= SIZE_MAX / slots ? slots * block_bytes : SIZE_MAX;
+    rc = ctx->shm_reserve ? ctx->shm_reserve(ctx, want) : MPI_ERR_OTHER;
+    if (rc != MPI_SUCCESS || xchg_shm_piece(XCHG_ALLTOALL, p, ctx->shm->half_bytes) == 0) {
+        xchg_params_t one = {.nports = 1};
+        (void)params;
+        return xchg_alltoall_pairwise(ctx, sendbuf, recvbuf, block_bytes, &one);
+    }
+    piece = xchg_shm_piece(XCHG_ALLTOALL, p, ctx->shm->half_bytes);
+    for (size_t at = 0; at < block_bytes; at += piece) {
+        size_t n = block_bytes - at < piece ? block_bytes - at : piece;
+        char *half = xchg_shm_half(ctx);
+        char *mine = half + (size_t)rank * (size_t)p * n;
+        for (int j = 0; j < p; j++)
+            if (j != rank)
+                memcpy(mine + (size_t)j * n, send + (size_t)j * block_bytes + at, n);
+        xchg_shm_arrive(ctx);
+        for (int i = 0; i < p; i++)
+            if (i != rank)
+                memcpy(recv + (size_t)i * block_bytes + at, half + ((size_t)i * p + rank) * n, n);
+    }
+    return MPI_SUCCESS;
+}

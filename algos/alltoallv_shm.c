@@ -1,0 +1,176 @@
+/*
+ * alltoallv_shm.c: MPI_Alltoallv through shared memory, for a communicator whose ranks all share
+ * one machine's memory (the pass and its synchronisation: algos/shm.c).
+ *
+ * The half is cut into p regions of R bytes, one per sender. Sender i writes, in its region, a
+ * header (the offsets of its messages, their total, and its statistics for xchg_carry_t) and
+ * then its messages for the other ranks one after the other:
+ *
+ *   region i:  | offs[0..p-1] total mine[3] (padded to 64) | i->0 | i->1 | ... | i->p-1 |
+ *
+ * First pass: every rank writes its header, and its messages when they fit (header + total
+ * <= R), arrives and waits. Every rank then reads every header, the same values everywhere, so
+ * all take the same branch:
+ *   - all fit: each copies the messages addressed to it out (the sizes its senders wrote; a
+ *     message longer than the receive count is cut there and the call returns
+ *     MPI_ERR_TRUNCATE); the statistics come from the headers (carrying costs nothing more);
+ *   - some sender's do not: the segment grows to p times the largest region needed (up to
+ *     XCHG_SHM_BYTES; shim/shm.c, collective) and the first pass runs again; past the limit the
+ *     messages go in pieces: every (i, j) gets a slot of S = (R - header) / p bytes, and
+ *     ceil(largest message / S) passes move the pieces.
+ * Cost: one synchronisation and every byte copied twice when the messages fit (h1 + h2 bytes
+ * copied by the busiest rank); else one more per piece. The first call of a communicator with
+ * large messages pays for the growth (two collective window calls).
+ * Restrictions: the registry's predicate (all ranks on one machine); without a segment (none
+ * could be had, on every rank alike) or with regions too small for the headers it runs pairwise.
+ * Bytes of recvbuf outside the given blocks are never touched.
+ */
+#include <string.h>
+
+#include "xchg.h"
+#include "sched/shm.h"
+
+#define STAT_WORDS 3 /* the statistics in a header, after offs[p] and the total */
+
+static size_t header_bytes(int p)
+{
+    return xchg_shm_header_bytes(p);
+}
+
+static size_t region_bytes(const xchg_ctx_t *ctx)
+{
+    return xchg_shm_region(ctx->size, ctx->shm->half_bytes);
+}
+
+/* This rank's header, and its messages when they fit; 1 when they did. */
+static int write_region(xchg_ctx_t *ctx, const char *send, const size_t *sendbytes,
+                        const size_t *sendoffs, const xchg_carry_t *carry)
+{
+    int p = ctx->size, rank = ctx->rank;
+    size_t header = header_bytes(p), region = region_bytes(ctx);
+    char *mine = xchg_shm_half(ctx) + (size_t)rank * region;
+    uint64_t *offs = (uint64_t *)mine, at = 0;
+
+    for (int j = 0; j < p; j++) {
+        offs[j] = at;
+        if (j != rank)
+            at += sendbytes[j];
+    }
+    offs[p] = at;
+    for (int w = 0; w < STAT_WORDS; w++)
+        offs[p + 1 + w] = carry ? carry->mine[w] : 0;
+    if (header + at > region)
+        return 0;
+    for (int j = 0; j < p; j++)
+        if (j != rank)
+            memcpy(mine + header + offs[j], send + sendoffs[j], sendbytes[j]);
+    return 1;
+}
+
+int xchg_alltoallv_shm(xchg_ctx_t *ctx, const void *sendbuf, const size_t *sendbytes,
+                       const size_t *sendoffs, void *recvbuf, const size_t *recvbytes,
+                       const size_t *recvoffs, const xchg_call_t *call, const xchg_params_t *params,
+                       xchg_carry_t *carry)
+{
+    const char *send = sendbuf;
+    char *recv = recvbuf;
+    int p = ctx->size, rank = ctx->rank, rc = MPI_SUCCESS, fits;
+    size_t header = header_bytes(p), region = 0, most, largest, slot, *incoming;
+    char *half = NULL;
+    xchg_mark_t mark = xchg_scratch_mark(ctx);
+
+    memcpy(recv + recvoffs[rank], send + sendoffs[rank], recvbytes[rank]);
+    if (carry) {
+        memcpy(carry->agreed, carry->mine, sizeof carry->agreed);
+        carry->done = 1;
+    }
+    if (p == 1)
+        return MPI_SUCCESS;
+    incoming = xchg_scratch_push(ctx, (size_t)p * sizeof *incoming);
+    if (!incoming)
+        return MPI_ERR_NO_MEM;
+    rc = ctx->shm_reserve ? ctx->shm_reserve(ctx, (size_t)p * (header + 64)) : MPI_ERR_OTHER;
+    for (;;) {
+        size_t before;
+        if (rc != MPI_SUCCESS || region_bytes(ctx) < header + 64) {
+            /* no segment, or too small for the headers: messages (on every rank alike) */
+            if (carry)
+                carry->done = 0;
+            xchg_scratch_release(ctx, mark);
+            return xchg_alltoallv_pairwise(ctx, sendbuf, sendbytes, sendoffs, recvbuf, recvbytes,
+                                           recvoffs, call, params, carry);
+        }
+        region = region_bytes(ctx);
+        half = xchg_shm_half(ctx);
+        write_region(ctx, send, sendbytes, sendoffs, carry);
+        xchg_shm_arrive(ctx);
+        /* every header: the same values on every rank */
+        fits = 1;
+        most = 0;
+        for (int i = 0; i < p; i++) {
+            const uint64_t *offs = (const uint64_t *)(half + (size_t)i * region);
+            if (header + offs[p] > region)
+                fits = 0;
+            if (header + offs[p] > most)
+                most = header + offs[p];
+            incoming[i] = i == rank ? 0 : offs[rank + 1] - offs[rank];
+            for (int w = 0; carry && w < STAT_WORDS; w++)
+                if (offs[p + 1 + w] > carry->agreed[w])
+                    carry->agreed[w] = offs[p + 1 + w];
+        }
+        if (fits) {
+            for (int i = 0; i < p; i++) {
+                const uint64_t *offs = (const uint64_t *)(half + (size_t)i * region);
+                size_t n = incoming[i] < recvbytes[i] ? incoming[i] : recvbytes[i];
+                if (i != rank)
+                    memcpy(recv + recvoffs[i], half + (size_t)i * region + header + offs[rank], n);
+            }
+            goto out;
+        }
+        /* grow (up to XCHG_SHM_BYTES) and run the first pass again, or go in pieces */
+        before = ctx->shm->half_bytes;
+        if (before >= ctx->topo.shm_bytes || most > SIZE_MAX / (size_t)p - 64)
+            break;
+        rc = ctx->shm_reserve(ctx, (size_t)p * (most + 64));
+        if (rc == MPI_SUCCESS && ctx->shm->half_bytes == before)
+            break;
+    }
+    /* the largest message of all, from every sender's offsets in the first pass's half (which
+     * is written again only two passes on) */
+    largest = 0;
+    for (int i = 0; i < p; i++) {
+        const uint64_t *offs = (const uint64_t *)(half + (size_t)i * region);
+        for (int j = 0; j < p; j++)
+            if (j != i && offs[j + 1] - offs[j] > largest)
+                largest = offs[j + 1] - offs[j];
+    }
+    slot = ((region - header) / (size_t)p) & ~(size_t)7;
+    if (slot == 0) {
+        xchg_scratch_release(ctx, mark);
+        return xchg_alltoallv_pairwise(ctx, sendbuf, sendbytes, sendoffs, recvbuf, recvbytes,
+                                       recvoffs, call, params, carry);
+    }
+    for (size_t at = 0; at < largest; at += slot) {
+        char *mine;
+        half = xchg_shm_half(ctx);
+        mine = half + (size_t)rank * region + header;
+        for (int j = 0; j < p; j++)
+            if (j != rank && at < sendbytes[j])
+                memcpy(mine + (size_t)j * slot, send + sendoffs[j] + at,
+                       sendbytes[j] - at < slot ? sendbytes[j] - at : slot);
+        xchg_shm_arrive(ctx);
+        for (int i = 0; i < p; i++) {
+            size_t n = incoming[i] < recvbytes[i] ? incoming[i] : recvbytes[i];
+            if (i != rank && at < n)
+                memcpy(recv + recvoffs[i] + at,
+                       half + (size_t)i * region + header + (size_t)rank * slot,
+                       n - at < slot ? n - at : slot);
+        }
+    }
+out:
+    for (int i = 0; i < p; i++)
+        if (incoming[i] > recvbytes[i])
+            rc = MPI_ERR_TRUNCATE;
+    xchg_scratch_release(ctx, mark);
+    return rc;
+}
