@@ -107,10 +107,13 @@ static xchg_trial_t *trial_for(xchg_shim_state_t *state, const xchg_call_t *call
     n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS);
     for (int i = 0; i < n && t->ncand < XCHG_LEARN_MAX; i++) {
         /* a candidate priced exactly as one taken already is the same schedule to the models
-         * (hier on one node is pairwise): trying both only gives noise a second chance */
+         * (hier on one node is pairwise): trying both only gives noise a second chance. Not so
+         * for shared memory against messages (at p = 2 shm and pairwise price alike) */
         int same = 0;
         for (int c = 1; c < t->ncand; c++)
-            same |= ranked[i].time == t->cand[c].time;
+            same |= ranked[i].time == t->cand[c].time &&
+                    xchg_algos[ranked[i].algo].shared_memory ==
+                        xchg_algos[t->cand[c].algo].shared_memory;
         if (ranked[i].algo != native && !same && ranked[i].time <= CANDIDATE_SPAN * ranked[0].time)
             t->cand[t->ncand++] = ranked[i];
     }

@@ -120,6 +120,7 @@ typedef struct check_state {
 } check_state_t;
 
 static int world_rank, world_size;
+static const xchg_topo_t *world_topo; /* MPI_COMM_WORLD's layout as the shim sees it */
 
 static void usage(FILE *out)
 {
@@ -682,6 +683,11 @@ static int run_collective(int coll, const options_t *opt, FILE *out, const char 
     int turn_min = (opt->min_iters + opt->rounds - 1) / opt->rounds;
     int turn_max = (opt->max_iters + opt->rounds - 1) / opt->rounds;
 
+    if (!world_topo) {
+        int rc;
+        xchg_ctx_t *ctx = xchg_ctx_get(MPI_COMM_WORLD, &rc);
+        world_topo = ctx && !ctx->passthrough ? &ctx->topo : NULL;
+    }
     /* buffers for the largest call of the sweep */
     if (coll == XCHG_ALLTOALLV) {
         alltoallv_extent(opt, world_size, world_rank, opt->max_bytes, &max_send, &max_recv);
@@ -727,6 +733,7 @@ static int run_collective(int coll, const options_t *opt, FILE *out, const char 
             tool_call_uniform(&call, opt->sizes[k]);
             model = tool_model_call(coll, world_size, opt->sizes[k]);
         }
+        model.topo = world_topo; /* the shim's predicates read the communicator's layout */
         memset(lines, 0, (size_t)nrun * sizeof *lines);
         for (int r = 0; r < opt->rounds && status == 0; r++) {
             for (int s = 0; s < nrun && status == 0; s++) {

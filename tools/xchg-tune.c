@@ -1301,6 +1301,8 @@ static int cell_layouts(const xchg_ctx_t *ctx, const options_t *opt)
             t->min_node_ranks = count[node] < t->min_node_ranks ? count[node] : t->min_node_ranks;
             t->max_node_ranks = count[node] > t->max_node_ranks ? count[node] : t->max_node_ranks;
         }
+        /* the shm algorithms: a prefix of a world in one machine's memory is in it too */
+        t->shm_bytes = t->nnodes == 1 ? ctx->topo.shm_bytes : 0;
     }
     free(count);
     return MPI_SUCCESS;
