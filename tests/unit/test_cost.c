@@ -20,7 +20,11 @@
  *  - injection limit: node_share = max_node_ranks / inject, only across nodes; a round is
  *    slowed only when the busiest node sends more messages than the limit, by the ratio;
  *    pairwise's k is still the least time over every k (also where it scans: ports that
- *    interfere and a limit between them), and every model's time grows with the limit.
+ *    interfere and a limit between them), and every model's time grows with the limit;
+ *  - shm: passes and bytes copied by hand (one pass, pieces past the limit for each
+ *    collective, an alltoallv whose busiest sender does not fit its region), the slot and
+ *    region arithmetic of algos/sched/shm.h, and the refusals (no shared memory, slots that
+ *    do not fit; one rank is always served).
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +32,7 @@
 
 #include "../../tuning/cost.h"
 #include "../../tuning/registry.h"
+#include "../../algos/sched/shm.h"
 
 #include "unit.h"
 
@@ -478,6 +483,64 @@ static void check_injection(void)
         }
 }
 
+/* The shm algorithms' model and predicate (tuning/cost_shm.c, algos/sched/shm.h): passes
+ * (synchronisations) and bytes copied by hand, the pieces past the limit, and the refusals. */
+static double shm_price(int coll, int p, size_t b, size_t limit, size_t h1, size_t h2,
+                        size_t largest, const xchg_machine_t *m, int *applies)
+{
+    xchg_topo_t topo = {.nnodes = 1, .min_node_ranks = p, .max_node_ranks = p, .shm_bytes = limit};
+    xchg_call_t call = {.coll = coll, .comm_size = p, .topo = &topo, .block_bytes = b,
+                        .max_send_bytes = h1, .max_recv_bytes = h2, .max_block_bytes = largest};
+    xchg_params_t params = {0};
+    const char *why = "";
+    int algo = xchg_algo_find(coll, "shm");
+    *applies = xchg_algos[algo].applies(&call, &params, &why);
+    return xchg_algos[algo].cost(&call, m, &params);
+}
+
+static void check_shm(void)
+{
+    xchg_machine_t m = {.beta = 1e-6, .tau = 1e-9, .rho = 1e-10};
+    int ok;
+    double t;
+
+    /* alltoall, p = 4, 1000-byte blocks, one pass: beta + (2 * 3 + 1) * 1000 rho */
+    t = shm_price(XCHG_ALLTOALL, 4, 1000, 1 << 20, 0, 0, 0, &m, &ok);
+    CHECK(ok && fabs(t - (1e-6 + 7000 * 1e-10)) < 1e-15, "shm alltoall p=4 b=1000: %g", t);
+    /* limit 4 KiB: 16 slots of 256 bytes, 1000 bytes in 4 passes */
+    t = shm_price(XCHG_ALLTOALL, 4, 1000, 4096, 0, 0, 0, &m, &ok);
+    CHECK(ok && fabs(t - (4e-6 + 7000 * 1e-10)) < 1e-15, "shm alltoall pieces: %g", t);
+    CHECK(xchg_shm_piece(XCHG_ALLTOALL, 4, 4096) == 256 &&
+              xchg_shm_piece(XCHG_ALLTOALL, 3, 4096) == 448 &&
+              xchg_shm_piece(XCHG_ALLGATHER, 3, 4096) == 1344 &&
+              xchg_shm_piece(XCHG_ALLGATHER, 100, 4096) == 40,
+          "shm pieces: %zu %zu %zu %zu", xchg_shm_piece(XCHG_ALLTOALL, 4, 4096),
+          xchg_shm_piece(XCHG_ALLTOALL, 3, 4096), xchg_shm_piece(XCHG_ALLGATHER, 3, 4096),
+          xchg_shm_piece(XCHG_ALLGATHER, 100, 4096));
+    /* allgather, p = 8, 64 KiB under 1 MiB: one pass, 8 blocks copied */
+    t = shm_price(XCHG_ALLGATHER, 8, 65536, 1 << 20, 0, 0, 0, &m, &ok);
+    CHECK(ok && fabs(t - (1e-6 + 8 * 65536 * 1e-10)) < 1e-15, "shm allgather p=8: %g", t);
+    /* alltoallv, p = 4, 1 MiB: regions of 262144 bytes, header 64; h1 fits */
+    CHECK(xchg_shm_header_bytes(4) == 64 && xchg_shm_header_bytes(5) == 128 &&
+              xchg_shm_region(4, 1 << 20) == 262144 && xchg_shm_region(3, 1000) == 320,
+          "shm header %zu %zu region %zu %zu", xchg_shm_header_bytes(4), xchg_shm_header_bytes(5),
+          xchg_shm_region(4, 1 << 20), xchg_shm_region(3, 1000));
+    t = shm_price(XCHG_ALLTOALLV, 4, 0, 1 << 20, 100000, 50000, 40000, &m, &ok);
+    CHECK(ok && fabs(t - (1e-6 + 150000 * 1e-10)) < 1e-15, "shm alltoallv fits: %g", t);
+    /* h1 beyond the region: pieces of (262144 - 64) / 4 = 65520 bytes, 300000 in 5 more */
+    t = shm_price(XCHG_ALLTOALLV, 4, 0, 1 << 20, 400000, 400000, 300000, &m, &ok);
+    CHECK(ok && fabs(t - (6e-6 + 800000 * 1e-10)) < 1e-15, "shm alltoallv pieces: %g", t);
+    /* refusals: no shared memory; slots that do not fit; p = 1 always served (a copy) */
+    t = shm_price(XCHG_ALLTOALL, 4, 8, 0, 0, 0, 0, &m, &ok);
+    CHECK(!ok && !(t < INFINITY), "shm without shared memory: applies %d, %g", ok, t);
+    t = shm_price(XCHG_ALLTOALL, 100, 8, 4096, 0, 0, 0, &m, &ok);
+    CHECK(!ok && !(t < INFINITY), "shm alltoall p=100 in 4 KiB: applies %d, %g", ok, t);
+    t = shm_price(XCHG_ALLTOALLV, 32, 8, 4096, 0, 0, 0, &m, &ok);
+    CHECK(!ok && !(t < INFINITY), "shm alltoallv p=32 in 4 KiB: applies %d, %g", ok, t);
+    t = shm_price(XCHG_ALLGATHER, 1, 500, 0, 0, 0, 0, &m, &ok);
+    CHECK(ok && fabs(t - 500 * 1e-10) < 1e-18, "shm p=1: applies %d, %g", ok, t);
+}
+
 int main(void)
 {
     check_pairwise();
@@ -487,5 +550,6 @@ int main(void)
     check_twophase();
     check_two_levels();
     check_injection();
+    check_shm();
     return unit_finish("test_cost");
 }
