@@ -32,14 +32,19 @@
  * the calls between run plain and skip their empty messages as MPICH's alltoallv does). So a
  * choice follows changing counts within CARRY_EVERY calls. Only the first call, a choice that
  * needs the exact values (twophase), or statistics older than CARRY_MAX_AGE calls (native
- * carries nothing) pay the agreement round (xchg_agree_max, ceil(log2 p) rounds of 24 bytes).
+ * carries nothing) pay the agreement round (xchg_agree_max, ceil(log2 p) rounds of 24 bytes);
+ * an agreement that finds the statistics unchanged doubles that age, up to CARRY_AGE_LIMIT,
+ * so a program whose counts stay put pays it ever more rarely.
  */
 #include <string.h>
 
 #include "normalize.h"
 
-#define CARRY_MAX_AGE 16 /* alltoallv calls decided from the same carried statistics */
-#define CARRY_EVERY 8    /* pairwise carries the statistics in one call of this many */
+#define CARRY_MAX_AGE 16  /* alltoallv calls decided from the same carried statistics, */
+#define CARRY_AGE_LIMIT 256 /* doubled after every agreement that found them unchanged, up to
+                               this (and back to CARRY_MAX_AGE when they changed) */
+#define CARRY_EVERY 8     /* pairwise carries the statistics in one call of this many (shm in
+                             every call: it reads every sender's header anyway) */
 
 /* The context for a call, or XCHG_PASS when the MPI library serves it (disabled, no valid
  * communicator, an intercommunicator). */
@@ -378,6 +383,12 @@ static void v_shape(xchg_call_t *call, const xchg_ctx_t *ctx, const uint64_t sta
     call->block_bytes = xchg_size_key(call);
 }
 
+/* How many calls the carried statistics decide before they must be agreed again. */
+static int max_age(const xchg_shim_state_t *state)
+{
+    return state->carried_max_age > 0 ? state->carried_max_age : CARRY_MAX_AGE;
+}
+
 /* The choice of an alltoallv before its own statistics are known (file header): a forced
  * algorithm that needs no agreed values, or what the carried statistics choose when that needs
  * none. *decided is 1 when *out holds the final choice (*carry: it carries this call's
@@ -413,7 +424,8 @@ static int v_predict(xchg_ctx_t *ctx, xchg_call_t *call, xchg_outcome_t *out, in
     if (!xchg_algos[out->algo].no_agreement)
         return MPI_SUCCESS; /* twophase: it needs this call's values */
     *decided = 1;
-    *carry = !xchg_algos[out->algo].native && state->carried_age + 1 >= CARRY_EVERY;
+    *carry = !xchg_algos[out->algo].native &&
+             (xchg_algos[out->algo].shared_memory || state->carried_age + 1 >= CARRY_EVERY);
     if (xchg_algos[out->algo].native && out->trial < 0) {
         /* native and final: the fast path may take it again */
         state->vnative.config_gen = xchg_select_generation();
@@ -421,7 +433,7 @@ static int v_predict(xchg_ctx_t *ctx, xchg_call_t *call, xchg_outcome_t *out, in
         state->vnative.version = state->carried_version;
         state->vnative.learned = out->learned;
     }
-    if (!*carry && ++state->carried_age >= CARRY_MAX_AGE)
+    if (!*carry && ++state->carried_age >= max_age(state))
         state->carried_valid = 0;
     return rc;
 }
@@ -443,7 +455,7 @@ int xchg_fast_native_v(MPI_Comm comm)
     /* what v_predict would do: count the learned shape's call, age the statistics */
     if (state->vnative.learned >= 0 && xchg_learn_tick(ctx, state->vnative.learned))
         return 0;
-    if (++state->carried_age >= CARRY_MAX_AGE)
+    if (++state->carried_age >= max_age(state))
         state->carried_valid = 0;
     return 1;
 }
@@ -460,6 +472,14 @@ static int v_agree(xchg_ctx_t *ctx, const uint64_t local[3], xchg_call_t *call,
     rc = xchg_agree_max(ctx, agreed, 3);
     if (rc != MPI_SUCCESS)
         return rc;
+    /* unchanged since the last statistics: refresh them half as often (agreed values, so
+     * every rank's interval is the same) */
+    if (state->carried_valid_once && memcmp(state->carried, agreed, sizeof agreed) == 0)
+        state->carried_max_age = max_age(state) * 2 > CARRY_AGE_LIMIT ? CARRY_AGE_LIMIT
+                                                                       : max_age(state) * 2;
+    else
+        state->carried_max_age = CARRY_MAX_AGE;
+    state->carried_valid_once = 1;
     memcpy(state->carried, agreed, sizeof agreed);
     state->carried_valid = 1;
     state->carried_age = 0;

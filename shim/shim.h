@@ -153,6 +153,8 @@ typedef struct xchg_shim_state {
     uint64_t carried[3];
     int carried_valid;
     int carried_age;          /* calls since they were last refreshed */
+    int carried_max_age;      /* calls they may decide before an agreement (0: the first) */
+    int carried_valid_once;   /* an agreement has set them at least once */
     unsigned carried_version; /* bumped whenever they change */
     /* what the carried statistics chose last, when it was native (the alltoallv fast path) */
     struct {
