@@ -18,7 +18,12 @@
  * native. The following calls of the shape run the winner; after RELEARN_FIRST of them the
  * shape is learned again (the load on a machine changes, and a trial taken under a burst of
  * noise may have settled wrong), and every further trial waits RELEARN_GROWTH times longer, so
- * a wrong choice lasts at most RELEARN_FIRST calls and a right one costs less and less.
+ * a wrong choice lasts at most RELEARN_FIRST calls and a right one costs less and less. A
+ * close call (the other side's best, native or xchg, within LEARN_TOSSUP of the winner) waits
+ * RELEARN_FIRST calls every time: there the order can flip with the machine's state (shm
+ * against Open MPI's single-copy alltoall at 64 KiB on 8 ranks read 250 to 865 us from one
+ * minute to the next on the shared VM), and its trial costs little, its candidates being
+ * about as fast as the winner.
  *
  * Consistency: a trial lives in the communicator's context and advances only with that
  * communicator's calls, which every rank makes in the same order; the candidates come from
@@ -45,6 +50,9 @@
 #define RELEARN_MAX (1u << 21) /* up to this */
 #define LEARNED_MAX 256        /* settled shapes remembered for XCHG_LEARN=FILE */
 #define CANDIDATE_SPAN 2.0     /* candidates: predicted within this factor of the best prediction */
+#define LEARN_TOSSUP 1.25      /* a winner less than this much faster than the other side's best
+                                  (native, or the best xchg candidate) is learned again after
+                                  RELEARN_FIRST calls every time: the order may flip */
 
 static xchg_rule_t learned[LEARNED_MAX];
 static int nlearned;
@@ -195,7 +203,10 @@ static void announce(const xchg_ctx_t *ctx, const xchg_trial_t *t, const uint64_
     }
     xchg_params_format(&xchg_algos[t->cand[t->winner].algo], &t->cand[t->winner].params, text,
                        sizeof text);
-    fprintf(stderr, "%s -> %s [%s]\n", line, xchg_algos[t->cand[t->winner].algo].name, text);
+    fprintf(stderr, "%s -> %s [%s]", line, xchg_algos[t->cand[t->winner].algo].name, text);
+    if (t->close)
+        fprintf(stderr, " (close: again after %d calls)", RELEARN_FIRST);
+    fputc('\n', stderr);
     fflush(stderr);
 }
 
@@ -215,7 +226,7 @@ static int cmp_u64(const void *a, const void *b)
 static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
 {
     uint64_t agreed[2 * XCHG_LEARN_MAX]; /* medians, then second slowest calls */
-    int rc, best = 0;
+    int rc, best = 0, rival;
 
     for (int c = 0; c < t->ncand; c++) {
         qsort(t->ns[c], XCHG_LEARN_SAMPLES, sizeof t->ns[c][0], cmp_u64);
@@ -233,7 +244,12 @@ static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
                     ? best
                     : 0;
     t->settled = 1;
-    t->relearn = t->relearn == 0                              ? RELEARN_FIRST
+    /* a close call (the other side's best within LEARN_TOSSUP of the winner) is checked again
+     * soon, every time: where two algorithms are about as fast, a change in the machine's load
+     * or state can reverse them, and a choice must not outlive that by thousands of calls */
+    rival = t->winner > 0 ? 0 : best;
+    t->close = rival != t->winner && (double)agreed[rival] < LEARN_TOSSUP * (double)agreed[t->winner];
+    t->relearn = t->relearn == 0 || t->close                  ? RELEARN_FIRST
                  : t->relearn >= RELEARN_MAX / RELEARN_GROWTH ? RELEARN_MAX
                                                               : t->relearn * RELEARN_GROWTH;
     t->countdown = t->relearn;

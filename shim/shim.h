@@ -115,7 +115,9 @@ typedef struct xchg_trial {
     int calls;                          /* calls of the trial so far */
     uint64_t ns[XCHG_LEARN_MAX][XCHG_LEARN_SAMPLES]; /* this rank's counted times */
     int winner;
-    unsigned relearn;   /* calls between settling and the next trial (grows 8 times a trial) */
+    int close;          /* the last trial was a close call (shim/learn.c, LEARN_TOSSUP) */
+    unsigned relearn;   /* calls between settling and the next trial (grows 8 times a trial,
+                           but not after a close call) */
     unsigned countdown; /* calls left before the next trial */
 } xchg_trial_t;
 
