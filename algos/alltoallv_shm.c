@@ -42,8 +42,9 @@ static size_t region_bytes(const xchg_ctx_t *ctx)
     return xchg_shm_region(ctx->size, ctx->shm->half_bytes);
 }
 
-/* This rank's header, and its messages when they fit; 1 when they did. */
-static int write_region(xchg_ctx_t *ctx, const char *send, const size_t *sendbytes,
+/* This rank's header, and its messages when they fit (whether every sender's did, every rank
+ * reads from the headers after the pass). */
+static void write_region(xchg_ctx_t *ctx, const char *send, const size_t *sendbytes,
                         const size_t *sendoffs, const xchg_carry_t *carry)
 {
     int p = ctx->size, rank = ctx->rank;
@@ -60,11 +61,10 @@ static int write_region(xchg_ctx_t *ctx, const char *send, const size_t *sendbyt
     for (int w = 0; w < STAT_WORDS; w++)
         offs[p + 1 + w] = carry ? carry->mine[w] : 0;
     if (header + at > region)
-        return 0;
+        return;
     for (int j = 0; j < p; j++)
         if (j != rank)
             memcpy(mine + header + offs[j], send + sendoffs[j], sendbytes[j]);
-    return 1;
 }
 
 int xchg_alltoallv_shm(xchg_ctx_t *ctx, const void *sendbuf, const size_t *sendbytes,
