@@ -12,6 +12,8 @@
  *   XCHG_LEARN=1|0|FILE            learn the fastest candidate of repeating call shapes (default
  *                                  1); FILE: also write the learned choices as a tuning table
  *   XCHG_TEST_SKEW_TIMES=1         testing knob: every rank distorts its own timings
+ *   XCHG_TEST_DRIFT=1              testing knob: a settled shape's watched calls read 100 times
+ *                                  slower than they ran (the watch must learn it again)
  *   XCHG_NODES=3,1,2               testing knob: the first 3 ranks of MPI_COMM_WORLD are one
  *                                  node, the next 1 another, ...; must add up to the job's size
  *   XCHG_TORUS=RxC | P             the torus (P: ring) that flat communicators of R C ranks form,
@@ -265,6 +267,7 @@ void xchg_config_load(void)
     xchg_config.verbose = read_flag("XCHG_VERBOSE");
     xchg_config.strict = read_flag("XCHG_STRICT");
     xchg_config.test_skew = read_flag("XCHG_TEST_SKEW_TIMES");
+    xchg_config.test_drift = read_flag("XCHG_TEST_DRIFT");
     xchg_config.shm_bytes = read_shm_bytes();
     if (initialized)
         read_nodes();

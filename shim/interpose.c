@@ -8,7 +8,8 @@
  * MPI_Init, MPI_Init_thread and MPI_Finalize read the configuration once and report statistics.
  *
  * A call that repeats the communicator's last one and was served natively takes a fast path
- * (xchg_fast_native, xchg_fast_native_v): a few comparisons, then the PMPI function.
+ * (xchg_fast_native, xchg_fast_native_v): a few comparisons, then the PMPI function (timed,
+ * on the calls that learning watches).
  *
  * Errors from the library's own work go through the user's communicator's error handler, once,
  * like a native error; invalid arguments never reach the library (the PMPI call reports them).
@@ -127,6 +128,16 @@ static int pass_to_mpi(const call_args_t *a)
                           a->recvcounts.i, a->rdispls.i, a->recvtype, a->comm);
 }
 
+/* A fast-path call (native, memorised) that learning watches: the MPI library's collective,
+ * timed and reported to learning slot `watch` (shim/learn.c; may agree, collectively). */
+static int watched_native(const call_args_t *a, int watch)
+{
+    xchg_outcome_t out = {.algo = native_choice[a->coll].algo, .trial = watch, .learned = -1};
+    out.ctx = xchg_ctx_cached(a->comm);
+    out.start = PMPI_Wtime();
+    return finish(pass_to_mpi(a), a->coll, &out, out.start, MPI_COMM_NULL);
+}
+
 /* Every entry point: normalise and run an algorithm, or hand the call to the MPI library. */
 static int serve(const call_args_t *a)
 {
@@ -158,34 +169,41 @@ static int serve(const call_args_t *a)
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (xchg_fast_native(XCHG_ALLTOALL, sendbuf, sendcount, sendtype, recvcount, recvtype, comm)) {
+    int watch = -1;
+    if (xchg_fast_native(XCHG_ALLTOALL, sendbuf, sendcount, sendtype, recvcount, recvtype, comm,
+                         &watch) &&
+        watch < 0) {
         last_choice[XCHG_ALLTOALL] = native_choice[XCHG_ALLTOALL];
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     }
     call_args_t a = {.coll = XCHG_ALLTOALL, .sendbuf = sendbuf, .recvbuf = recvbuf,
                      .sendcount = sendcount, .recvcount = recvcount, .sendtype = sendtype,
                      .recvtype = recvtype, .comm = comm};
-    return serve(&a);
+    return watch >= 0 ? watched_native(&a, watch) : serve(&a);
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (xchg_fast_native(XCHG_ALLGATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, comm)) {
+    int watch = -1;
+    if (xchg_fast_native(XCHG_ALLGATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, comm,
+                         &watch) &&
+        watch < 0) {
         last_choice[XCHG_ALLGATHER] = native_choice[XCHG_ALLGATHER];
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     }
     call_args_t a = {.coll = XCHG_ALLGATHER, .sendbuf = sendbuf, .recvbuf = recvbuf,
                      .sendcount = sendcount, .recvcount = recvcount, .sendtype = sendtype,
                      .recvtype = recvtype, .comm = comm};
-    return serve(&a);
+    return watch >= 0 ? watched_native(&a, watch) : serve(&a);
 }
 
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (xchg_fast_native_v(comm)) {
+    int watch = -1;
+    if (xchg_fast_native_v(comm, &watch) && watch < 0) {
         last_choice[XCHG_ALLTOALLV] = native_choice[XCHG_ALLTOALLV];
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                               rdispls, recvtype, comm);
@@ -194,7 +212,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
                      .sendcounts = {.i = sendcounts}, .sdispls = {.i = sdispls},
                      .recvcounts = {.i = recvcounts}, .rdispls = {.i = rdispls},
                      .sendtype = sendtype, .recvtype = recvtype, .comm = comm};
-    return serve(&a);
+    return watch >= 0 ? watched_native(&a, watch) : serve(&a);
 }
 
 #if MPI_VERSION >= 4

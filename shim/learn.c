@@ -25,6 +25,15 @@
  * minute to the next on the shared VM), and its trial costs little, its candidates being
  * about as fast as the winner.
  *
+ * The watch: a settled shape's winner is timed on one call in watch_every (WATCH_FIRST, doubled
+ * after every check that found nothing, up to WATCH_MAX); after XCHG_LEARN_SAMPLES timed calls
+ * the ranks agree on the slowest rank's median of them (one xchg_agree_max of one value). When
+ * the winner has become WATCH_DRIFT times slower than in its trial and slower than the other
+ * side's best was there, the shape is learned again from the next call: a choice that the
+ * machine made slow (shm at 64 KiB on the VM above) is left within a few hundred calls, however
+ * clear its win was when it was learned. A timed call costs two clock reads and the slower path
+ * through selection; the check one reduction every 80 to 1280 calls.
+ *
  * Consistency: a trial lives in the communicator's context and advances only with that
  * communicator's calls, which every rank makes in the same order; the candidates come from
  * the call's shape (equal on all ranks) and the winner from agreed values. So every rank runs
@@ -53,6 +62,11 @@
 #define LEARN_TOSSUP 1.25      /* a winner less than this much faster than the other side's best
                                   (native, or the best xchg candidate) is learned again after
                                   RELEARN_FIRST calls every time: the order may flip */
+#define WATCH_FIRST 16         /* a settled winner is timed every this many calls, */
+#define WATCH_MAX 256          /* doubled after every check that found it as fast, up to this */
+#define WATCH_DRIFT 1.25       /* learned again when it became this many times slower than in
+                                  its trial, and slower than the other side's best was */
+#define TEST_DRIFT_FACTOR 100.0 /* XCHG_TEST_DRIFT=1: watched times are taken this many times */
 
 static xchg_rule_t learned[LEARNED_MAX];
 static int nlearned;
@@ -140,25 +154,37 @@ int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *cho
     if (!state)
         return -1;
     t = trial_for(state, call, bucket, skew, hint);
-    if (t->settled && !xchg_learn_tick(ctx, *hint)) {
-        *choice = t->cand[t->winner];
-        return -1;
+    if (t->settled) {
+        int tick = xchg_learn_tick(ctx, *hint);
+        if (tick != XCHG_TICK_RELEARN) {
+            *choice = t->cand[t->winner];
+            return tick == XCHG_TICK_WATCH ? *hint : -1;
+        }
     }
     *choice = t->cand[t->calls % t->ncand];
     return (int)(t - state->trials);
 }
 
-int xchg_learn_tick(xchg_ctx_t *ctx, int slot)
+/* Learn the shape again from the next call: the same candidates, fresh samples. */
+static void learn_again(xchg_ctx_t *ctx, xchg_trial_t *t)
 {
-    xchg_trial_t *t = &ctx->shim->trials[slot];
-    if (--t->countdown > 0)
-        return 0;
-    /* learn again: the same candidates, fresh samples */
     t->settled = 0;
     t->calls = 0;
     memset(t->ns, 0, sizeof t->ns);
     ctx->shim->epoch++;
-    return 1;
+}
+
+int xchg_learn_tick(xchg_ctx_t *ctx, int slot)
+{
+    xchg_trial_t *t = &ctx->shim->trials[slot];
+    if (--t->countdown == 0) {
+        learn_again(ctx, t);
+        return XCHG_TICK_RELEARN;
+    }
+    if (t->watch_every == 0 || --t->watch_in > 0)
+        return XCHG_TICK_ON;
+    t->watch_in = t->watch_every;
+    return XCHG_TICK_WATCH;
 }
 
 /* Remember a settled shape for XCHG_LEARN=FILE. */
@@ -253,6 +279,13 @@ static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
                  : t->relearn >= RELEARN_MAX / RELEARN_GROWTH ? RELEARN_MAX
                                                               : t->relearn * RELEARN_GROWTH;
     t->countdown = t->relearn;
+    t->winner_ns = agreed[t->winner];
+    t->rival_ns = agreed[rival];
+    t->watch_every = rival == t->winner                     ? 0 /* native alone: nothing to flip to */
+                     : t->watch_every == 0 ? WATCH_FIRST
+                                           : t->watch_every;
+    t->watch_in = t->watch_every;
+    t->nwatch = 0;
     ctx->shim->epoch++;
     if (xchg_config.verbose && ctx->rank == 0)
         announce(ctx, t, agreed);
@@ -260,15 +293,57 @@ static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
     return MPI_SUCCESS;
 }
 
+/* A watched call's time (ns): after XCHG_LEARN_SAMPLES of them, agree on the slowest rank's
+ * median and learn the shape again when its winner drifted (file header, the watch). */
+static int watch_record(xchg_ctx_t *ctx, xchg_trial_t *t, uint64_t ns)
+{
+    uint64_t median;
+    int rc, drift;
+
+    t->watch_ns[t->nwatch++] = ns;
+    if (t->nwatch < XCHG_LEARN_SAMPLES)
+        return MPI_SUCCESS;
+    t->nwatch = 0;
+    qsort(t->watch_ns, XCHG_LEARN_SAMPLES, sizeof t->watch_ns[0], cmp_u64);
+    median = t->watch_ns[XCHG_LEARN_SAMPLES / 2];
+    rc = xchg_agree_max(ctx, &median, 1);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    drift = (double)median > WATCH_DRIFT * (double)t->winner_ns && median > t->rival_ns;
+    if (!drift) {
+        t->watch_every = t->watch_every >= WATCH_MAX / 2 ? WATCH_MAX : t->watch_every * 2;
+        t->watch_in = t->watch_every;
+        return MPI_SUCCESS;
+    }
+    if (xchg_config.verbose && ctx->rank == 0) {
+        size_t lo, hi;
+        xchg_bucket_range(t->bucket, &lo, &hi);
+        fprintf(stderr,
+                "xchg: watch %s p=%d block=%zu-%zu: %s now %.2fus (learned at %.2fus, the other "
+                "side's best %.2fus) -> learn again\n",
+                xchg_coll_name(t->coll), ctx->size, lo, hi, xchg_algos[t->cand[t->winner].algo].name,
+                median / 1e3, t->winner_ns / 1e3, t->rival_ns / 1e3);
+        fflush(stderr);
+    }
+    t->relearn = 0; /* the next trial is followed soon by another */
+    t->watch_every = WATCH_FIRST;
+    learn_again(ctx, t);
+    return MPI_SUCCESS;
+}
+
 int xchg_learn_record(xchg_ctx_t *ctx, int trial, double seconds)
 {
     xchg_trial_t *t = &ctx->shim->trials[trial];
-    int c = t->calls % t->ncand;
+    int c = t->settled ? t->winner : t->calls % t->ncand;
     uint64_t ns;
 
     if (xchg_config.test_skew) /* a different distortion on every rank and candidate */
         seconds *= 1.0 + (double)((ctx->rank * 7 + c * 3) % 5);
+    if (xchg_config.test_drift && t->settled)
+        seconds *= TEST_DRIFT_FACTOR;
     ns = seconds > 0 ? (uint64_t)(seconds * 1e9) + 1 : 1;
+    if (t->settled) /* a watched call of the settled winner */
+        return watch_record(ctx, t, seconds >= 0 ? ns : UINT64_MAX / 2);
     if (t->calls >= t->ncand) /* the first round is a warm-up */
         t->ns[c][t->calls / t->ncand - 1] = seconds >= 0 ? ns : UINT64_MAX / 2;
     t->calls++;

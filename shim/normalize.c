@@ -148,10 +148,20 @@ static const xchg_memo_t *memo_hit(const xchg_ctx_t *ctx, int coll, int in_place
     return in_place || (m->sendcount == sendcount && m->sendtype == sendtype) ? m : NULL;
 }
 
-int xchg_fast_native(int coll, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+/* A settled shape's call on a fast path: 1 to run native (*watch: the slot to report its time
+ * to, or -1), 0 when the shape is learned again from this call on. Every path of a call counts
+ * it once (xchg_learn_tick), so that all ranks watch and learn again together. */
+static int fast_tick(xchg_ctx_t *ctx, int learned, int *watch)
 {
-    const xchg_ctx_t *ctx = xchg_ctx_cached(comm);
+    int tick = learned < 0 ? XCHG_TICK_ON : xchg_learn_tick(ctx, learned);
+    *watch = tick == XCHG_TICK_WATCH ? learned : -1;
+    return tick != XCHG_TICK_RELEARN;
+}
+
+int xchg_fast_native(int coll, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, int *watch)
+{
+    xchg_ctx_t *ctx = xchg_ctx_cached(comm);
     const xchg_memo_t *memo;
 
     if (!ctx || xchg_config.stats || ctx->passthrough)
@@ -159,8 +169,7 @@ int xchg_fast_native(int coll, const void *sendbuf, MPI_Count sendcount, MPI_Dat
     memo = memo_hit(ctx, coll, sendbuf == MPI_IN_PLACE, sendcount, sendtype, recvcount, recvtype);
     if (!memo || !xchg_algos[memo->choice.algo].native)
         return 0;
-    /* a learned shape counts its calls on every path, so that all ranks learn again together */
-    return memo->learned < 0 || !xchg_learn_tick((xchg_ctx_t *)ctx, memo->learned);
+    return fast_tick(ctx, memo->learned, watch);
 }
 
 /* Types and block size of an equal-block call (step 1 after the context), or XCHG_PASS. */
@@ -186,7 +195,7 @@ static int block_call(int coll, const void **sendbuf, MPI_Count *sendcount, MPI_
                       xchg_type_t *st, xchg_type_t *rt, size_t *block, xchg_ctx_t **ctx,
                       xchg_outcome_t *out)
 {
-    int in_place = *sendbuf == MPI_IN_PLACE, rc;
+    int in_place = *sendbuf == MPI_IN_PLACE, rc, watch = -1;
     const xchg_memo_t *memo;
     xchg_call_t call;
 
@@ -197,7 +206,7 @@ static int block_call(int coll, const void **sendbuf, MPI_Count *sendcount, MPI_
     if (rc != MPI_SUCCESS)
         return rc;
     memo = memo_hit(*ctx, coll, in_place, *sendcount, sendtype, recvcount, recvtype);
-    if (memo && memo->learned >= 0 && xchg_learn_tick(*ctx, memo->learned))
+    if (memo && !fast_tick(*ctx, memo->learned, &watch))
         memo = NULL; /* learned again from this call on: select anew */
     if (memo) {
         *st = memo->st;
@@ -221,6 +230,10 @@ static int block_call(int coll, const void **sendbuf, MPI_Count *sendcount, MPI_
     if (memo) {
         out->algo = memo->choice.algo;
         out->params = memo->choice.params;
+        if (watch >= 0) { /* a watched call of the settled shape: timed from here */
+            out->trial = watch;
+            out->start = PMPI_Wtime();
+        }
         return xchg_algos[out->algo].native ? XCHG_PASS : MPI_SUCCESS;
     }
     memset(&call, 0, sizeof call);
@@ -438,7 +451,7 @@ static int v_predict(xchg_ctx_t *ctx, xchg_call_t *call, xchg_outcome_t *out, in
     return rc;
 }
 
-int xchg_fast_native_v(MPI_Comm comm)
+int xchg_fast_native_v(MPI_Comm comm, int *watch)
 {
     xchg_ctx_t *ctx = xchg_ctx_cached(comm);
     xchg_shim_state_t *state;
@@ -453,7 +466,7 @@ int xchg_fast_native_v(MPI_Comm comm)
         state->vnative.epoch != state->epoch || state->vnative.version != state->carried_version)
         return 0;
     /* what v_predict would do: count the learned shape's call, age the statistics */
-    if (state->vnative.learned >= 0 && xchg_learn_tick(ctx, state->vnative.learned))
+    if (!fast_tick(ctx, state->vnative.learned, watch))
         return 0;
     if (++state->carried_age >= max_age(state))
         state->carried_valid = 0;

@@ -50,15 +50,16 @@ typedef struct xchg_counts {
 
 /* The fast path of MPI_Alltoall and MPI_Allgather: 1 when the call is the communicator's
  * memorised one (xchg_memo_t) and native serves it with nothing to account (no XCHG_STATS):
- * the caller then calls the MPI library at once; 0: take xchg_do_alltoall/allgather. Makes no
- * MPI call. */
+ * the caller then calls the MPI library at once, and when *watch >= 0 (a watched call of a
+ * settled shape, shim/learn.c; *watch is set only when 1 is returned) times it and reports
+ * the time to learning slot *watch; 0: take xchg_do_alltoall/allgather. Makes no MPI call. */
 int xchg_fast_native(int coll, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, int *watch);
 
 /* The same for MPI_Alltoallv: forced to native, or the communicator's carried statistics
  * chose native last and are unchanged (then the call counts as shim/normalize.c's v_predict
  * would count it). */
-int xchg_fast_native_v(MPI_Comm comm);
+int xchg_fast_native_v(MPI_Comm comm, int *watch);
 
 int xchg_do_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,

@@ -41,6 +41,8 @@ typedef struct xchg_config {
                                  such halves); 0 turns shared memory off */
     int test_skew;            /* XCHG_TEST_SKEW_TIMES=1 (testing knob): each rank distorts its
                                  own timings, so that ranks disagree locally */
+    int test_drift;           /* XCHG_TEST_DRIFT=1 (testing knob): the watched calls of a settled
+                                 shape read 100 times slower than they ran (shim/learn.c) */
     int forced[XCHG_NCOLLS];  /* registry index, or XCHG_AUTO */
     xchg_params_t forced_params[XCHG_NCOLLS];
     xchg_table_t table;       /* XCHG_TUNING (empty without it) */
@@ -119,6 +121,12 @@ typedef struct xchg_trial {
     unsigned relearn;   /* calls between settling and the next trial (grows 8 times a trial,
                            but not after a close call) */
     unsigned countdown; /* calls left before the next trial */
+    /* the watch (shim/learn.c): one call in watch_every of the settled shape is timed */
+    unsigned watch_every, watch_in; /* 0: not watched (native was the only candidate) */
+    int nwatch;                     /* timed calls since the last check */
+    uint64_t watch_ns[XCHG_LEARN_SAMPLES];
+    uint64_t winner_ns, rival_ns;   /* the last trial's agreed medians: the winner's, and the
+                                       other side's best (native, or the best xchg candidate) */
 } xchg_trial_t;
 
 /* What the shim knows of a datatype (shim/datatype.c). */
@@ -210,10 +218,15 @@ unsigned xchg_select_generation(void);
  * the trial slot when the call is part of a trial, else -1. *hint holds the shape's slot. */
 int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice, int *hint);
 /* A call of the settled shape in slot `slot` that skipped selection (a memorised call): counts
- * down to the next trial; 1 when the shape is to be learned again from this call on (the
- * caller then selects anew). */
+ * down to the next trial and the next watched call. XCHG_TICK_ON: run the settled choice;
+ * XCHG_TICK_RELEARN: the shape is learned again from this call on (the caller selects anew);
+ * XCHG_TICK_WATCH: run the settled choice and report its time (xchg_learn_record, slot).
+ * Every call of a settled shape ticks exactly once, on whichever path it takes, so every rank
+ * watches and learns again at the same call. */
+enum { XCHG_TICK_ON, XCHG_TICK_RELEARN, XCHG_TICK_WATCH };
 int xchg_learn_tick(xchg_ctx_t *ctx, int slot);
-/* The call of trial slot `trial` took seconds on this rank; may agree (collective). */
+/* The call of slot `trial` (a trial's call, or a watched call of a settled shape) took seconds
+ * on this rank; may agree (collective). */
 int xchg_learn_record(xchg_ctx_t *ctx, int trial, double seconds);
 void xchg_learn_write(void); /* XCHG_LEARN=FILE: world rank 0 writes the learned table */
 

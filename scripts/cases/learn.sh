@@ -12,6 +12,11 @@
 #    the table covers (world rank 0, which writes the table, takes part in every such shape;
 #    the split communicators' other group is not known to it and is learned again; an alltoallv
 #    bucket the first run never met may be learned), and pass;
+#  - the watch: learn_check with 200 calls per shape at 2 and 3 ranks under XCHG_TEST_DRIFT=1
+#    (every watched call of a settled shape reads 100 times slower than it ran) and
+#    XCHG_TEST_SKEW_TIMES=1: settled shapes must be learned again ("xchg: watch ... -> learn
+#    again"), on every rank at the same call (odd ranks take another path through xchg on
+#    every other call; a rank out of step would deadlock or deliver wrong bytes);
 #  - XCHG_LEARN=0: nothing is learned.
 
 learn_prog=$TESTS/learn_check
@@ -86,6 +91,22 @@ if [ -x "$learn_prog" ]; then
                 fail "$name" "no decision from the learned table ('(table $learned:LINE)')" "$log"
             elif relearned=$(learned_again "$learned" "$p" "$log") && [ -n "$relearned" ]; then
                 fail "$name" "shapes of $p ranks which the table decides were learned again: $relearned" "$log"
+            else
+                pass "$name" "$start"
+            fi
+        fi
+    done
+    for p in 2 3; do
+        name="learn_check p=$p 200 calls a shape XCHG_TEST_DRIFT=1 XCHG_TEST_SKEW_TIMES=1"
+        if begin_case "$name"; then
+            preloaded "$log" "$p" XCHG_WAIT=yield XCHG_VERBOSE=1 XCHG_TEST_SKEW_TIMES=1 \
+                XCHG_TEST_DRIFT=1 -- "$learn_prog" 200
+            rc=$?
+            status=$(summary_status "$log" learn_check)
+            if [ "$rc" -ne 0 ] || [ "$status" != pass ]; then
+                fail "$name" "the program did not pass ($(rc_reason "$rc"), summary $status)" "$log"
+            elif ! grep -aqE '^xchg: watch (alltoall|allgather|alltoallv) p=[0-9]+ block=[0-9]+-[0-9]+: [a-z]+ now .* -> learn again$' "$log"; then
+                fail "$name" "no 'xchg: watch ... -> learn again' line: the watch saw no drift" "$log"
             else
                 pass "$name" "$start"
             fi

@@ -13,7 +13,13 @@
  * 0 sends SKEW times more to rank 1, and counts that change on every call as in a sort), on
  * MPI_COMM_WORLD, on a split of it into two groups of different sizes, and on a reversed copy;
  * block sizes 8 B, 512 B and 8 KiB (ints). The shapes are interleaved (A, B, A, B, ...) as a
- * program with two call sites would make them.
+ * program with two call sites would make them. Odd ranks describe every other MPI_Alltoall and
+ * MPI_Allgather send buffer as pairs of ints instead of ints: those ranks then miss xchg's
+ * memorised call and select anew where the even ranks take the memorised path, and both
+ * paths must count the calls of a settled shape alike (learning again and the watch of
+ * shim/learn.c at the same call on every rank).
+ *
+ * Argument: calls per shape (default REPEATS); more calls reach the watch's checks.
  *
  * Every received element is checked against check_value(source, destination, index, salt) with
  * a new salt per call, and the receive buffer's guard bytes after the data (and, for
@@ -33,6 +39,8 @@
 #define GAP 3 /* ints of sentinel between alltoallv blocks */
 
 static uint32_t salt_next = 1;
+static int repeats = REPEATS;
+static MPI_Datatype pair; /* two ints */
 
 /* Counts of alltoallv pattern `pattern` from src to dst at call `call`. */
 static int v_count(int pattern, int src, int dst, int base, int call)
@@ -84,10 +92,15 @@ static void equal_blocks(MPI_Comm comm, int allgather, int n)
         for (int i = 0; i < n; i++)
             send[(size_t)j * n + i] = (int)check_value(rank, allgather ? -1 : j, (uint64_t)i, salt);
     memset(recv, CHECK_SENTINEL, (size_t)p * n * sizeof(int) + guard);
+    /* odd ranks: every other call sends n / 2 pairs (n is even) */
+    static int made[2]; /* calls of each collective so far */
+    int alt = rank % 2 && made[allgather]++ % 2;
+    MPI_Datatype stype = alt ? pair : MPI_INT;
+    int scount = alt ? n / 2 : n;
     if (allgather)
-        stop_on_error(MPI_Allgather(send, n, MPI_INT, recv, n, MPI_INT, comm), "MPI_Allgather");
+        stop_on_error(MPI_Allgather(send, scount, stype, recv, n, MPI_INT, comm), "MPI_Allgather");
     else
-        stop_on_error(MPI_Alltoall(send, n, MPI_INT, recv, n, MPI_INT, comm), "MPI_Alltoall");
+        stop_on_error(MPI_Alltoall(send, scount, stype, recv, n, MPI_INT, comm), "MPI_Alltoall");
     for (int j = 0; j < p; j++)
         check_block((const int *)recv + (size_t)j * n, n, j, allgather ? -1 : rank, salt,
                     allgather ? "allgather" : "alltoall");
@@ -130,17 +143,17 @@ static void varying_blocks(MPI_Comm comm, int pattern, int base, int call)
     free(sc);
 }
 
-/* Every shape of one communicator, each REPEATS times, two shapes interleaved. */
+/* Every shape of one communicator, each `repeats` times, two shapes interleaved. */
 static void shapes(MPI_Comm comm)
 {
     static const int sizes[] = {2, 128, 2048}; /* ints: 8 B, 512 B, 8 KiB */
     for (int s = 0; s < 3; s++) {
-        for (int call = 0; call < REPEATS; call++) {
+        for (int call = 0; call < repeats; call++) {
             equal_blocks(comm, 0, sizes[s]);
             equal_blocks(comm, 1, sizes[s]);
         }
         for (int pattern = 0; pattern < 3; pattern++)
-            for (int call = 0; call < REPEATS; call++)
+            for (int call = 0; call < repeats; call++)
                 varying_blocks(comm, pattern, sizes[s], call);
     }
 }
@@ -151,6 +164,13 @@ int main(int argc, char **argv)
     MPI_Comm split, reversed;
 
     MPI_Init(&argc, &argv);
+    if (argc > 1 && (repeats = atoi(argv[1])) < 1) {
+        fprintf(stderr, "learn_check: calls per shape must be a positive number, not '%s'\n",
+                argv[1]);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     shapes(MPI_COMM_WORLD);
@@ -160,6 +180,7 @@ int main(int argc, char **argv)
     shapes(reversed);
     MPI_Comm_free(&split);
     MPI_Comm_free(&reversed);
+    MPI_Type_free(&pair);
     int status = check_finish("learn_check");
     MPI_Finalize();
     return status;
