@@ -25,14 +25,20 @@
  * minute to the next on the shared VM), and its trial costs little, its candidates being
  * about as fast as the winner.
  *
- * The watch: a settled shape's winner is timed on one call in watch_every (WATCH_FIRST, doubled
- * after every check that found nothing, up to WATCH_MAX); after XCHG_LEARN_SAMPLES timed calls
- * the ranks agree on the slowest rank's median of them (one xchg_agree_max of one value). When
- * the winner has become WATCH_DRIFT times slower than in its trial and slower than the other
- * side's best was there, the shape is learned again from the next call: a choice that the
- * machine made slow (shm at 64 KiB on the VM above) is left within a few hundred calls, however
- * clear its win was when it was learned. A timed call costs two clock reads and the slower path
- * through selection; the check one reduction every 80 to 1280 calls.
+ * The watch: a settled shape's winner is timed on one call in watch_every (WATCH_FIRST, about
+ * doubled after every check that found nothing, up to WATCH_MAX; odd, so that the timed calls
+ * do not lock onto a cycle of the program or of xchg, such as alltoallv's carrying call, one in
+ * 8); after XCHG_LEARN_SAMPLES timed calls the ranks agree on the slowest rank's median of them
+ * (one xchg_agree_max of one value). When the winner has become WATCH_DRIFT times slower than
+ * in its trial and slower than the other side's best was there, the shape is learned again from
+ * the next call: a choice that the machine made slow (shm at 64 KiB on the VM above) is left
+ * within a few hundred calls, however clear its win was when it was learned. The watched median
+ * then stands as that candidate's least time in the next FLOOR_TRIALS trials: a trial times its
+ * candidates in turn, and some run faster so than one after another (the ring's 64 KiB
+ * MPI_Allgather at 2 ranks under MPICH read 15 us in turn with native's 43 us, and 43 us alone),
+ * so the steady time the program sees outweighs it, and the shape does not swing back at once.
+ * A timed call costs two clock reads and the slower path through selection; the check one
+ * reduction every 85 to 1285 calls.
  *
  * Consistency: a trial lives in the communicator's context and advances only with that
  * communicator's calls, which every rank makes in the same order; the candidates come from
@@ -62,8 +68,9 @@
 #define LEARN_TOSSUP 1.25      /* a winner less than this much faster than the other side's best
                                   (native, or the best xchg candidate) is learned again after
                                   RELEARN_FIRST calls every time: the order may flip */
-#define WATCH_FIRST 16         /* a settled winner is timed every this many calls, */
-#define WATCH_MAX 256          /* doubled after every check that found it as fast, up to this */
+#define WATCH_FIRST 17         /* a settled winner is timed every this many calls, */
+#define WATCH_MAX 257          /* 2 n - 1 after every check that found it as fast, up to this */
+#define FLOOR_TRIALS 2         /* trials in which a drifted winner's watched time stands */
 #define WATCH_DRIFT 1.25       /* learned again when it became this many times slower than in
                                   its trial, and slower than the other side's best was */
 #define TEST_DRIFT_FACTOR 100.0 /* XCHG_TEST_DRIFT=1: watched times are taken this many times */
@@ -211,7 +218,9 @@ out:
     pthread_mutex_unlock(&learned_lock);
 }
 
-static void announce(const xchg_ctx_t *ctx, const xchg_trial_t *t, const uint64_t *agreed)
+/* floored: the candidate whose times are the watch's (settle), or -1 */
+static void announce(const xchg_ctx_t *ctx, const xchg_trial_t *t, const uint64_t *agreed,
+                     int floored)
 {
     char line[1024], text[128];
     size_t used, lo, hi;
@@ -223,9 +232,10 @@ static void announce(const xchg_ctx_t *ctx, const xchg_trial_t *t, const uint64_
     for (int c = 0; c < t->ncand && used < sizeof line; c++) {
         xchg_params_format(&xchg_algos[t->cand[c].algo], &t->cand[c].params, text, sizeof text);
         used += (size_t)snprintf(line + used, sizeof line - used,
-                                 " %s[%s] %.2fus (second slowest %.2fus)%s",
+                                 " %s[%s] %.2fus (second slowest %.2fus%s)%s",
                                  xchg_algos[t->cand[c].algo].name, text, agreed[c] / 1e3,
-                                 agreed[t->ncand + c] / 1e3, c + 1 < t->ncand ? "," : "");
+                                 agreed[t->ncand + c] / 1e3, c == floored ? ", at least as watched" : "",
+                                 c + 1 < t->ncand ? "," : "");
     }
     xchg_params_format(&xchg_algos[t->cand[t->winner].algo], &t->cand[t->winner].params, text,
                        sizeof text);
@@ -252,7 +262,7 @@ static int cmp_u64(const void *a, const void *b)
 static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
 {
     uint64_t agreed[2 * XCHG_LEARN_MAX]; /* medians, then second slowest calls */
-    int rc, best = 0, rival;
+    int rc, best = 0, rival, floored = -1;
 
     for (int c = 0; c < t->ncand; c++) {
         qsort(t->ns[c], XCHG_LEARN_SAMPLES, sizeof t->ns[c][0], cmp_u64);
@@ -262,6 +272,12 @@ static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
     rc = xchg_agree_max(ctx, agreed, 2 * t->ncand);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (t->floor_trials > 0) { /* a drifted winner: its steady time as seen by the watch */
+        int f = floored = t->floor_cand;
+        t->floor_trials--;
+        agreed[f] = agreed[f] > t->floor_ns ? agreed[f] : t->floor_ns;
+        agreed[t->ncand + f] = agreed[t->ncand + f] > t->floor_ns ? agreed[t->ncand + f] : t->floor_ns;
+    }
     for (int c = 1; c < t->ncand; c++)
         if (best == 0 || agreed[c] < agreed[best])
             best = c;
@@ -288,7 +304,7 @@ static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
     t->nwatch = 0;
     ctx->shim->epoch++;
     if (xchg_config.verbose && ctx->rank == 0)
-        announce(ctx, t, agreed);
+        announce(ctx, t, agreed, floored);
     remember(t, ctx->size);
     return MPI_SUCCESS;
 }
@@ -311,7 +327,7 @@ static int watch_record(xchg_ctx_t *ctx, xchg_trial_t *t, uint64_t ns)
         return rc;
     drift = (double)median > WATCH_DRIFT * (double)t->winner_ns && median > t->rival_ns;
     if (!drift) {
-        t->watch_every = t->watch_every >= WATCH_MAX / 2 ? WATCH_MAX : t->watch_every * 2;
+        t->watch_every = t->watch_every >= (WATCH_MAX + 1) / 2 ? WATCH_MAX : 2 * t->watch_every - 1;
         t->watch_in = t->watch_every;
         return MPI_SUCCESS;
     }
@@ -327,6 +343,9 @@ static int watch_record(xchg_ctx_t *ctx, xchg_trial_t *t, uint64_t ns)
     }
     t->relearn = 0; /* the next trial is followed soon by another */
     t->watch_every = WATCH_FIRST;
+    t->floor_cand = t->winner;
+    t->floor_ns = median;
+    t->floor_trials = FLOOR_TRIALS;
     learn_again(ctx, t);
     return MPI_SUCCESS;
 }

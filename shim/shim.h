@@ -127,6 +127,8 @@ typedef struct xchg_trial {
     uint64_t watch_ns[XCHG_LEARN_SAMPLES];
     uint64_t winner_ns, rival_ns;   /* the last trial's agreed medians: the winner's, and the
                                        other side's best (native, or the best xchg candidate) */
+    int floor_cand, floor_trials;   /* the winner the watch found drifted, and the trials its */
+    uint64_t floor_ns;              /* watched median still stands in as its least time */
 } xchg_trial_t;
 
 /* What the shim knows of a datatype (shim/datatype.c). */
