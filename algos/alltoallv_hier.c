@@ -16,17 +16,19 @@
  * Cost: C1 as alltoall_hier.c (sum over rounds of ceil(L / k)); C2 at most the largest message
  * times C1 (tuning/cost_hier.c prices it so, as pairwise's model does). Local copies: the
  * message to self.
- * Restrictions: as alltoall_hier.c (xchg_alltoall_hier_applies). It carries no statistics for
- * the next call (carry->done stays 0). Bytes of recvbuf outside the given blocks are never
- * touched.
+ * Statistics for the next call (xchg_carry_t, when the shim asks for it): every rank receives
+ * exactly one message from every other rank, so each message, empty ones included, carries
+ * them (algos/carry.h); without carrying, empty messages stay home.
+ * Restrictions: as alltoall_hier.c (xchg_alltoall_hier_applies). Bytes of recvbuf outside the
+ * given blocks are never touched.
  *
  * Scratch (per call, on the context's scratch stack):
  *   [ the schedule's workspace: O(p + nodes) ints ]
- *   [ one round's steps | sends | receives ]   (2 max size entries each)
+ *   [ one round's steps ]   [ one batch's messages (carry.h) ]
  */
 #include <string.h>
 
-#include "xchg.h"
+#include "carry.h"
 #include "sched/factor.h"
 
 /* Where one rank's messages are: block j at offs[j], bytes[j] long. */
@@ -35,21 +37,29 @@ typedef struct blocks {
     const size_t *bytes, *offs;
 } blocks_t;
 
-/* One round: this rank's steps, batch by batch (k steps of the round per batch). */
+/* One round: this rank's steps, batch by batch (k steps of the round per batch; a batch of
+ * more than room slots, which the schedule never makes, would go in parts). */
 static int run_round(xchg_ctx_t *ctx, const xchg_factor_slot_t *slots, int nslots, int nports,
-                     const blocks_t *out, const blocks_t *in, xchg_msg_t *sends, xchg_msg_t *recvs)
+                     int room, const blocks_t *out, const blocks_t *in,
+                     xchg_carry_space_t *space, xchg_carry_t *carry)
 {
     int rc = MPI_SUCCESS;
     for (int s = 0; s < nslots && rc == MPI_SUCCESS;) {
-        int batch = slots[s].step / nports, nsends = 0, nrecvs = 0;
-        for (; s < nslots && slots[s].step / nports == batch; s++) {
+        int batch = slots[s].step / nports, first = s;
+        for (; s < nslots && s - first < room && slots[s].step / nports == batch; s++) {
             int peer = slots[s].peer;
             if (slots[s].send)
-                sends[nsends++] = (xchg_msg_t){peer, out->buf + out->offs[peer], out->bytes[peer]};
+                xchg_carry_send(space, s - first, carry, peer, out->buf + out->offs[peer],
+                                out->bytes[peer]);
             if (slots[s].recv)
-                recvs[nrecvs++] = (xchg_msg_t){peer, in->buf + in->offs[peer], in->bytes[peer]};
+                xchg_carry_recv(space, s - first, carry, peer, in->buf + in->offs[peer],
+                                in->bytes[peer]);
         }
-        rc = xchg_exchange(ctx, sends, nsends, recvs, nrecvs);
+        rc = xchg_carry_round(ctx, space);
+        for (int r = first; r < s && rc == MPI_SUCCESS && carry; r++)
+            if (slots[r].recv)
+                xchg_carry_arrived(space, r - first, carry, in->buf + in->offs[slots[r].peer],
+                                   in->bytes[slots[r].peer]);
     }
     return rc;
 }
@@ -61,16 +71,15 @@ int xchg_alltoallv_hier(xchg_ctx_t *ctx, const void *sendbuf, const size_t *send
 {
     const blocks_t out = {(char *)sendbuf, sendbytes, sendoffs};
     const blocks_t in = {recvbuf, recvbytes, recvoffs};
-    int p = ctx->size, rank = ctx->rank, rc = MPI_SUCCESS, nslots, most;
+    int p = ctx->size, rank = ctx->rank, rc = MPI_SUCCESS, nslots, most, room;
     int nports = params->nports > 0 ? params->nports : 1;
     xchg_factor_t sched;
     xchg_factor_slot_t *slots;
-    xchg_msg_t *sends, *recvs;
+    xchg_carry_space_t space;
     xchg_mark_t mark = xchg_scratch_mark(ctx);
     void *workspace;
 
     (void)call;
-    (void)carry;
     /* the schedule of this communicator's layout, and room for one round */
     workspace = xchg_scratch_push(ctx, xchg_factor_workspace_bytes(p, ctx->nnodes));
     if (!workspace) {
@@ -82,26 +91,33 @@ int xchg_alltoallv_hier(xchg_ctx_t *ctx, const void *sendbuf, const size_t *send
         goto out;
     }
     most = xchg_factor_max_slots(&sched);
-    slots = xchg_scratch_push(ctx, (size_t)most * (sizeof *slots + 2 * sizeof(xchg_msg_t)));
+    slots = xchg_scratch_push(ctx, (size_t)most * sizeof *slots);
     if (!slots) {
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
-    sends = (xchg_msg_t *)(slots + most);
-    recvs = sends + most;
+    /* a rank takes part in at most two slots a step (a send and a receive inside its node) */
+    room = most / 2 < nports ? most : 2 * nports;
+    rc = xchg_carry_space(ctx, room, carry, &space);
+    if (rc != MPI_SUCCESS)
+        goto out;
 
     memcpy(in.buf + recvoffs[rank], out.buf + sendoffs[rank], recvbytes[rank]);
+    if (carry)
+        xchg_carry_begin(carry);
     /* phases over the node sizes; rounds over the 1-factors of the active nodes */
     for (int ph = 0; ph < sched.shape.nphases; ph++) {
         if (sched.pos[ctx->node] < sched.shape.phase_first[ph])
             break; /* this rank's node has left: it has exchanged everything */
         for (int i = 0; i < xchg_factor_nrounds(&sched.shape, ph); i++) {
             nslots = xchg_factor_rank_slots(&sched, ph, i, rank, slots);
-            rc = run_round(ctx, slots, nslots, nports, &out, &in, sends, recvs);
+            rc = run_round(ctx, slots, nslots, nports, room, &out, &in, &space, carry);
             if (rc != MPI_SUCCESS)
                 goto out;
         }
     }
+    if (carry)
+        carry->done = 1;
 out:
     xchg_scratch_release(ctx, mark);
     return rc;

@@ -15,7 +15,8 @@
 #  3. behaviour: bad XCHG_* values, XCHG_DISABLE, XCHG_VERBOSE, the Fortran programs (their
 #     calls intercepted), errors_check natively and preloaded, comm_churn, large_count at 1 and
 #     2 ranks, XCHG_TUNING with a missing file and with a malformed line, and auto under a
-#     table that names one algorithm for every call (then one naming native): the XCHG_STATS
+#     table that names one algorithm for every call (then hier, which carries alltoallv's
+#     statistics, then native): the XCHG_STATS
 #     lines must show exactly the table's algorithms;
 #  4. message splitting (MPICH only): coll_check at 3 and 4 ranks and alltoallv_workloads at 4
 #     ranks, forced to pairwise, ring, radix, circulant and twophase, with the library built by
@@ -739,6 +740,9 @@ if [ -x "$TESTS/coll_check" ]; then
         'alltoall * * radix:r=2' \
         'allgather 1 * circulant:k=1' 'allgather 2-* * circulant:k=2' \
         'alltoallv 1 * pairwise:k=1' 'alltoallv 2-* * pairwise:k=2'
+    # hier from a table: an alltoallv decided from carried statistics, one call in 8 carrying
+    table_case "XCHG_TUNING=hier for alltoall and alltoallv (carrying statistics) p=4" \
+        'alltoall * * hier' 'allgather * * ring' 'alltoallv * * hier'
     table_case "XCHG_TUNING=native for every call p=4" \
         'alltoall * * native' 'allgather * * native' 'alltoallv * * native'
 fi

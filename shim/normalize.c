@@ -26,7 +26,7 @@
  * MPI_Alltoallv's shape (h1, h2, largest message) must be agreed before selection. The
  * statistics of the previous call on the communicator stand in for them (every rank holds the
  * same, see xchg_shim_state_t): when the choice they give needs no agreed values (pairwise or
- * native), the call runs at once, and every CARRY_EVERY-th such call of pairwise carries its
+ * native), the call runs at once, and every CARRY_EVERY-th such call of pairwise or hier carries its
  * statistics in its own messages for the calls after it (xchg_carry_t; carrying costs 24 bytes
  * and a copy per message, and keeps every message, empty ones included, in the exchange, so
  * the calls between run plain and skip their empty messages as MPICH's alltoallv does). So a
@@ -43,7 +43,7 @@
 #define CARRY_MAX_AGE 16  /* alltoallv calls decided from the same carried statistics, */
 #define CARRY_AGE_LIMIT 256 /* doubled after every agreement that found them unchanged, up to
                                this (and back to CARRY_MAX_AGE when they changed) */
-#define CARRY_EVERY 8     /* pairwise carries the statistics in one call of this many (shm in
+#define CARRY_EVERY 8     /* pairwise and hier carry the statistics in one call of this many (shm in
                              every call: it reads every sender's header anyway) */
 
 /* The context for a call, or XCHG_PASS when the MPI library serves it (disabled, no valid
@@ -608,6 +608,8 @@ static int v_run(xchg_ctx_t *ctx, const void *sendbuf, xchg_counts_t sendcounts,
         memcpy(ctx->shim->carried, carry.agreed, sizeof carry.agreed);
         ctx->shim->carried_age = 0;
         ctx->shim->carried_version++;
+    } else if (carrying && ++ctx->shim->carried_age >= max_age(ctx->shim)) {
+        ctx->shim->carried_valid = 0; /* asked to carry, it could not: the statistics age */
     }
     for (int j = 0; j < ctx->size && rc == MPI_SUCCESS && !rt->dense; j++)
         rc = xchg_unpack(recv + l->recvoffs[j], (size_t)count_at(recvcounts, j), rt,
