@@ -19,11 +19,13 @@
  * shape is learned again (the load on a machine changes, and a trial taken under a burst of
  * noise may have settled wrong), and every further trial waits RELEARN_GROWTH times longer, so
  * a wrong choice lasts at most RELEARN_FIRST calls and a right one costs less and less. A
- * close call (the other side's best, native or xchg, within LEARN_TOSSUP of the winner) waits
- * RELEARN_FIRST calls every time: there the order can flip with the machine's state (shm
- * against Open MPI's single-copy alltoall at 64 KiB on 8 ranks read 250 to 865 us from one
- * minute to the next on the shared VM), and its trial costs little, its candidates being
- * about as fast as the winner.
+ * close call (an xchg winner with native within LEARN_TOSSUP of it) waits RELEARN_FIRST calls
+ * every time: there the order can flip with the machine's state (shm against Open MPI's
+ * single-copy alltoall at 64 KiB on 8 ranks read 250 to 865 us from one minute to the next on
+ * the shared VM), and the program would then run slower than native without it. A native
+ * winner with an xchg candidate close behind is not: a flip there costs only a gain not yet
+ * taken, while every trial runs the slower candidates too (on the emulated cluster, where all
+ * candidates tie at small blocks, trials every 128 calls showed in the medians).
  *
  * The watch: a settled shape's winner is timed on one call in watch_every (WATCH_FIRST, about
  * doubled after every check that found nothing, up to WATCH_MAX; odd, so that the timed calls
@@ -286,11 +288,11 @@ static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
                     ? best
                     : 0;
     t->settled = 1;
-    /* a close call (the other side's best within LEARN_TOSSUP of the winner) is checked again
-     * soon, every time: where two algorithms are about as fast, a change in the machine's load
-     * or state can reverse them, and a choice must not outlive that by thousands of calls */
+    /* a close call (an xchg winner with native within LEARN_TOSSUP of it) is checked again
+     * soon, every time: a change in the machine's load or state can reverse them, and then the
+     * choice must not outlive that by thousands of calls (file header) */
     rival = t->winner > 0 ? 0 : best;
-    t->close = rival != t->winner && (double)agreed[rival] < LEARN_TOSSUP * (double)agreed[t->winner];
+    t->close = t->winner > 0 && (double)agreed[0] < LEARN_TOSSUP * (double)agreed[t->winner];
     t->relearn = t->relearn == 0 || t->close                  ? RELEARN_FIRST
                  : t->relearn >= RELEARN_MAX / RELEARN_GROWTH ? RELEARN_MAX
                                                               : t->relearn * RELEARN_GROWTH;
