@@ -40,7 +40,9 @@
  * MPI_Allgather at 2 ranks under MPICH read 15 us in turn with native's 43 us, and 43 us alone),
  * so the steady time the program sees outweighs it, and the shape does not swing back at once.
  * A timed call costs two clock reads and the slower path through selection; the check one
- * reduction every 85 to 1285 calls.
+ * reduction every 85 to 1285 calls. MPI_Alltoallv is decided from an earlier call's statistics,
+ * so a watched call carries its own, and its time counts only when they show it was the shape
+ * it was decided as (shim/normalize.c); a native MPI_Alltoallv carries none and is not watched.
  *
  * Consistency: a trial lives in the communicator's context and advances only with that
  * communicator's calls, which every rank makes in the same order; the candidates come from
@@ -299,9 +301,11 @@ static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
     t->countdown = t->relearn;
     t->winner_ns = agreed[t->winner];
     t->rival_ns = agreed[rival];
-    t->watch_every = rival == t->winner                     ? 0 /* native alone: nothing to flip to */
-                     : t->watch_every == 0 ? WATCH_FIRST
-                                           : t->watch_every;
+    /* not watched: native alone (nothing to flip to), and native for MPI_Alltoallv, which
+     * carries no statistics: a call of it cannot tell its own shape (shim/normalize.c) */
+    t->watch_every = rival == t->winner || (t->coll == XCHG_ALLTOALLV && t->winner == 0) ? 0
+                     : t->watch_every == 0                                            ? WATCH_FIRST
+                                                                                      : t->watch_every;
     t->watch_in = t->watch_every;
     t->nwatch = 0;
     ctx->shim->epoch++;

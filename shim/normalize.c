@@ -83,6 +83,7 @@ static int choose(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_outcome_t *out)
     out->ctx = ctx;
     out->algo = choice.algo;
     out->params = choice.params;
+    out->watched = out->trial >= 0 && ctx->shim->trials[out->trial].settled;
     if (out->trial >= 0) /* a learning trial times the call from here on */
         out->start = PMPI_Wtime();
     return xchg_algos[choice.algo].native ? XCHG_PASS : MPI_SUCCESS;
@@ -437,8 +438,11 @@ static int v_predict(xchg_ctx_t *ctx, xchg_call_t *call, xchg_outcome_t *out, in
     if (!xchg_algos[out->algo].no_agreement)
         return MPI_SUCCESS; /* twophase: it needs this call's values */
     *decided = 1;
+    /* a watched call carries: its own statistics tell whether it was the shape it was
+     * decided as (xchg_do_alltoallv) */
     *carry = !xchg_algos[out->algo].native &&
-             (xchg_algos[out->algo].shared_memory || state->carried_age + 1 >= CARRY_EVERY);
+             (xchg_algos[out->algo].shared_memory || state->carried_age + 1 >= CARRY_EVERY ||
+              out->watched);
     if (xchg_algos[out->algo].native && out->trial < 0) {
         /* native and final: the fast path may take it again */
         state->vnative.config_gen = xchg_select_generation();
@@ -617,6 +621,19 @@ static int v_run(xchg_ctx_t *ctx, const void *sendbuf, xchg_counts_t sendcounts,
     return rc;
 }
 
+/* A watched call decided from carried statistics (learning's watch, shim/learn.c): was it the
+ * call shape it was decided as? Only its own carried statistics (agreed: the same verdict on
+ * every rank) can tell; without them, no. A call decided after an agreement is its shape. */
+static int v_was_shape(xchg_ctx_t *ctx, const xchg_outcome_t *out, unsigned version_before)
+{
+    const xchg_trial_t *t = &ctx->shim->trials[out->trial];
+    xchg_call_t own;
+    if (ctx->shim->carried_version == version_before)
+        return 0; /* it carried nothing */
+    v_shape(&own, ctx, ctx->shim->carried);
+    return xchg_bucket(own.block_bytes) == t->bucket && xchg_skew_class(&own) == t->skew;
+}
+
 int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts_t sdispls,
                       MPI_Datatype sendtype, void *recvbuf, xchg_counts_t recvcounts,
                       xchg_counts_t rdispls, MPI_Datatype recvtype, MPI_Comm comm,
@@ -627,6 +644,7 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
     xchg_call_t call;
     v_layout_t l;
     int in_place = sendbuf == MPI_IN_PLACE, rc, carrying, decided;
+    unsigned version;
 
     /* step 1: what goes to the MPI library; the choice when it needs no statistics of this
      * call (then native needs nothing more from xchg) */
@@ -669,6 +687,10 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
         return XCHG_PASS;
 
     /* steps 3 and 4: pack, run, unpack */
-    return v_run(ctx, sendbuf, sendcounts, sdispls, &st, recvbuf, recvcounts, rdispls, &rt, &l,
-                 &call, out, carrying);
+    version = ctx->shim->carried_version;
+    rc = v_run(ctx, sendbuf, sendcounts, sdispls, &st, recvbuf, recvcounts, rdispls, &rt, &l,
+               &call, out, carrying);
+    if (rc == MPI_SUCCESS && out->watched && decided && !v_was_shape(ctx, out, version))
+        out->trial = -1; /* decided from older statistics than its own: not the shape's time */
+    return rc;
 }

@@ -39,6 +39,7 @@ typedef struct xchg_outcome {
     int trial;            /* learning slot to report the time to, or -1 */
     double start;         /* when a trial call started running (after the choice) */
     int learned;          /* learning slot of a settled shape, or -1 (shim/learn.c) */
+    int watched;          /* the call is a watched call of the settled shape in slot trial */
 } xchg_outcome_t;
 
 /* Counts and displacements arrive as int (MPI_Alltoallv) or MPI_Count/MPI_Aint (_c). */
