@@ -13,9 +13,9 @@
  * counted. After the last of them the ranks agree on the slowest rank's median time and
  * second slowest counted call per candidate (one xchg_agree_max of 2 x ncand values: the
  * collective is as slow as its slowest rank, and a median is not fooled by one lucky call)
- * and settle: the fastest xchg candidate wins if its median beats native's by LEARN_MARGIN
- * and its second slowest counted call beats native's median (4 of its 5 calls do), else
- * native. The following calls of the shape run the winner; after RELEARN_FIRST of them the
+ * and settle: the fastest of the xchg candidates whose median beats native's by LEARN_MARGIN
+ * and whose second slowest counted call beats native's median (4 of its 5 calls do) wins,
+ * else native. The following calls of the shape run the winner; after RELEARN_FIRST of them the
  * shape is learned again (the load on a machine changes, and a trial taken under a burst of
  * noise may have settled wrong), and every further trial waits RELEARN_GROWTH times longer, so
  * a wrong choice lasts at most RELEARN_FIRST calls and a right one costs less and less. A
@@ -258,9 +258,9 @@ static int cmp_u64(const void *a, const void *b)
 
 /* The trial's last call ran: agree on the slowest rank's median and second slowest counted
  * call per candidate (one reduction of 2 x ncand values) and settle. The median (not the
- * minimum) keeps one lucky call from deciding; the fastest xchg candidate wins only if its
- * median beats native's by LEARN_MARGIN and its second slowest counted call beats native's
- * median too, so that where every candidate is as fast as native and the calls scatter (more
+ * minimum) keeps one lucky call from deciding; an xchg candidate wins only if its median
+ * beats native's by LEARN_MARGIN and its second slowest counted call beats native's median
+ * too (the fastest such one), so that where every candidate is as fast as native and the calls scatter (more
  * ranks than cores, where the scheduler sets the time) a lucky median does not take the shape
  * off native, while one outlier call of a faster candidate does not keep it out. */
 static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
@@ -282,13 +282,16 @@ static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
         agreed[f] = agreed[f] > t->floor_ns ? agreed[f] : t->floor_ns;
         agreed[t->ncand + f] = agreed[t->ncand + f] > t->floor_ns ? agreed[t->ncand + f] : t->floor_ns;
     }
-    for (int c = 1; c < t->ncand; c++)
+    /* best: the fastest xchg candidate; winner: the fastest of those that beat native by the
+     * rules (one whose median is best but whose calls scatter does not hide one that passes) */
+    t->winner = 0;
+    for (int c = 1; c < t->ncand; c++) {
         if (best == 0 || agreed[c] < agreed[best])
             best = c;
-    t->winner = best > 0 && (double)agreed[best] < LEARN_MARGIN * (double)agreed[0] &&
-                        agreed[t->ncand + best] < agreed[0]
-                    ? best
-                    : 0;
+        if ((double)agreed[c] < LEARN_MARGIN * (double)agreed[0] &&
+            agreed[t->ncand + c] < agreed[0] && (t->winner == 0 || agreed[c] < agreed[t->winner]))
+            t->winner = c;
+    }
     t->settled = 1;
     /* a close call (an xchg winner with native within LEARN_TOSSUP of it) is checked again
      * soon, every time: a change in the machine's load or state can reverse them, and then the
