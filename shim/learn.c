@@ -74,7 +74,7 @@
                                   RELEARN_FIRST calls every time: the order may flip */
 #define WATCH_FIRST 17         /* a settled winner is timed every this many calls, */
 #define WATCH_MAX 257          /* 2 n - 1 after every check that found it as fast, up to this */
-#define FLOOR_TRIALS 2         /* trials in which a drifted winner's watched time stands */
+#define FLOOR_TRIALS 4         /* trials in which a drifted winner's watched time stands */
 #define WATCH_DRIFT 1.25       /* learned again when it became this many times slower than in
                                   its trial, and slower than the other side's best was */
 #define TEST_DRIFT_FACTOR 100.0 /* XCHG_TEST_DRIFT=1: watched times are taken this many times */
