@@ -85,7 +85,7 @@ static int choose(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_outcome_t *out)
     out->params = choice.params;
     out->watched = out->trial >= 0 && ctx->shim->trials[out->trial].settled;
     if (out->trial >= 0) /* a learning trial times the call from here on */
-        out->start = PMPI_Wtime();
+        out->start = xchg_learn_start(ctx);
     return xchg_algos[choice.algo].native ? XCHG_PASS : MPI_SUCCESS;
 }
 
@@ -233,7 +233,7 @@ static int block_call(int coll, const void **sendbuf, MPI_Count *sendcount, MPI_
         out->params = memo->choice.params;
         if (watch >= 0) { /* a watched call of the settled shape: timed from here */
             out->trial = watch;
-            out->start = PMPI_Wtime();
+            out->start = xchg_learn_start(*ctx);
         }
         return xchg_algos[out->algo].native ? XCHG_PASS : MPI_SUCCESS;
     }

@@ -227,6 +227,11 @@ int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *cho
  * watches and learns again at the same call. */
 enum { XCHG_TICK_ON, XCHG_TICK_RELEARN, XCHG_TICK_WATCH };
 int xchg_learn_tick(xchg_ctx_t *ctx, int slot);
+/* A timed call (a trial's, or a watched one) starts here: after a barrier of the context's
+ * communicator (collective; every rank times the same calls), so that every rank's clock
+ * starts with the others' and the time is the call's own, whatever the program did before.
+ * Returns the start time. */
+double xchg_learn_start(xchg_ctx_t *ctx);
 /* The call of slot `trial` (a trial's call, or a watched call of a settled shape) took seconds
  * on this rank; may agree (collective). */
 int xchg_learn_record(xchg_ctx_t *ctx, int trial, double seconds);
