@@ -51,14 +51,26 @@ learned_again() {
                 }
         }' "$1" "$3"
 }
+# not_passed RC LOG: why the learn_check run that exited with RC and wrote LOG did not pass
+# (nothing when it passed)
+not_passed() {
+    local status
+    status=$(summary_status "$2" learn_check)
+    if [ "$1" -ne 0 ] || [ "$status" != pass ]; then
+        echo "the program did not pass ($(rc_reason "$1"), summary $status)"
+    fi
+}
+
+# verdict NAME LOG WHY: pass the case when WHY is empty, else fail it with WHY
+verdict() {
+    if [ -z "$3" ]; then pass "$1" "$start"; else fail "$1" "$3" "$2"; fi
+}
+
 if [ -x "$learn_prog" ]; then
     name="learn_check p=2 natively"
     if begin_case "$name"; then
         native "$log" 2 -- "$learn_prog"
-        rc=$?
-        status=$(summary_status "$log" learn_check)
-        if [ "$rc" -eq 0 ] && [ "$status" = pass ]; then pass "$name" "$start"; else
-            fail "$name" "$(rc_reason "$rc"), summary $status" "$log"; fi
+        verdict "$name" "$log" "$(not_passed $? "$log")"
     fi
     for p in 2 3 4; do
         learned=$LOGS/learned_p$p.table
@@ -67,33 +79,29 @@ if [ -x "$learn_prog" ]; then
             rm -f "$learned"
             preloaded "$log" "$p" XCHG_WAIT=yield XCHG_VERBOSE=1 XCHG_TEST_SKEW_TIMES=1 \
                 XCHG_LEARN="$learned" -- "$learn_prog"
-            rc=$?
-            status=$(summary_status "$log" learn_check)
-            why=""
-            if [ "$rc" -ne 0 ] || [ "$status" != pass ]; then
-                why="the program did not pass ($(rc_reason "$rc"), summary $status)"
-            elif ! grep -aqE '^xchg: learn (alltoall|allgather|alltoallv) p=[0-9]+ block=[0-9]+-[0-9]+: .* -> [a-z]+ \[' "$log"; then
-                why="no 'xchg: learn ... -> NAME [...]' line: no shape settled"
-            elif [ "$(head -n 1 "$learned" 2>/dev/null)" != "xchg-tuning 1" ]; then
-                why="XCHG_LEARN=$learned did not write a tuning table"
+            why=$(not_passed $? "$log")
+            if [ -z "$why" ]; then
+                if ! grep -aqE '^xchg: learn (alltoall|allgather|alltoallv) p=[0-9]+ block=[0-9]+-[0-9]+: .* -> [a-z]+ \[' "$log"; then
+                    why="no 'xchg: learn ... -> NAME [...]' line: no shape settled"
+                elif [ "$(head -n 1 "$learned" 2>/dev/null)" != "xchg-tuning 1" ]; then
+                    why="XCHG_LEARN=$learned did not write a tuning table"
+                fi
             fi
-            if [ -z "$why" ]; then pass "$name" "$start"; else fail "$name" "$why" "$log"; fi
+            verdict "$name" "$log" "$why"
         fi
         name="learn_check p=$p XCHG_TUNING=learned table"
         if begin_case "$name"; then
             preloaded "$log" "$p" XCHG_WAIT=yield XCHG_VERBOSE=1 XCHG_TUNING="$learned" -- \
                 "$learn_prog"
-            rc=$?
-            status=$(summary_status "$log" learn_check)
-            if [ "$rc" -ne 0 ] || [ "$status" != pass ]; then
-                fail "$name" "the program did not pass ($(rc_reason "$rc"), summary $status)" "$log"
-            elif ! grep -aqF "(table $learned:" "$log"; then
-                fail "$name" "no decision from the learned table ('(table $learned:LINE)')" "$log"
-            elif relearned=$(learned_again "$learned" "$p" "$log") && [ -n "$relearned" ]; then
-                fail "$name" "shapes of $p ranks which the table decides were learned again: $relearned" "$log"
-            else
-                pass "$name" "$start"
+            why=$(not_passed $? "$log")
+            if [ -z "$why" ]; then
+                if ! grep -aqF "(table $learned:" "$log"; then
+                    why="no decision from the learned table ('(table $learned:LINE)')"
+                elif relearned=$(learned_again "$learned" "$p" "$log") && [ -n "$relearned" ]; then
+                    why="shapes of $p ranks which the table decides were learned again: $relearned"
+                fi
             fi
+            verdict "$name" "$log" "$why"
         fi
     done
     for p in 2 3; do
@@ -101,29 +109,21 @@ if [ -x "$learn_prog" ]; then
         if begin_case "$name"; then
             preloaded "$log" "$p" XCHG_WAIT=yield XCHG_VERBOSE=1 XCHG_TEST_SKEW_TIMES=1 \
                 XCHG_TEST_DRIFT=1 -- "$learn_prog" 200
-            rc=$?
-            status=$(summary_status "$log" learn_check)
-            if [ "$rc" -ne 0 ] || [ "$status" != pass ]; then
-                fail "$name" "the program did not pass ($(rc_reason "$rc"), summary $status)" "$log"
-            elif ! grep -aqE '^xchg: watch (alltoall|allgather|alltoallv) p=[0-9]+ block=[0-9]+-[0-9]+: [a-z]+ now .* -> learn again$' "$log"; then
-                fail "$name" "no 'xchg: watch ... -> learn again' line: the watch saw no drift" "$log"
-            else
-                pass "$name" "$start"
+            why=$(not_passed $? "$log")
+            if [ -z "$why" ] && ! grep -aqE '^xchg: watch (alltoall|allgather|alltoallv) p=[0-9]+ block=[0-9]+-[0-9]+: [a-z]+ now .* -> learn again$' "$log"; then
+                why="no 'xchg: watch ... -> learn again' line: the watch saw no drift"
             fi
+            verdict "$name" "$log" "$why"
         fi
     done
     name="learn_check p=2 XCHG_LEARN=0"
     if begin_case "$name"; then
         preloaded "$log" 2 XCHG_WAIT=yield XCHG_VERBOSE=1 XCHG_LEARN=0 -- "$learn_prog"
-        rc=$?
-        status=$(summary_status "$log" learn_check)
-        if [ "$rc" -ne 0 ] || [ "$status" != pass ]; then
-            fail "$name" "the program did not pass ($(rc_reason "$rc"), summary $status)" "$log"
-        elif grep -aq '^xchg: learn ' "$log"; then
-            fail "$name" "'xchg: learn' lines although XCHG_LEARN=0" "$log"
-        else
-            pass "$name" "$start"
+        why=$(not_passed $? "$log")
+        if [ -z "$why" ] && grep -aq '^xchg: learn ' "$log"; then
+            why="'xchg: learn' lines although XCHG_LEARN=0"
         fi
+        verdict "$name" "$log" "$why"
     fi
 else
     fail "learn_check" "$learn_prog is not built"
