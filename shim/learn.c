@@ -186,7 +186,11 @@ int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *cho
 
 double xchg_learn_start(xchg_ctx_t *ctx)
 {
-    PMPI_Barrier(ctx->comm); /* its failure would show in the call itself */
+    /* the barrier: a dissemination of nothing through xchg's rounds, which wait as the context
+     * does (yielding on an oversubscribed node, where MPICH's own barrier polls for tens of
+     * milliseconds); its failure would show in the call itself */
+    uint64_t nothing = 0;
+    (void)xchg_agree_max(ctx, &nothing, 1);
     return PMPI_Wtime();
 }
 
