@@ -27,6 +27,10 @@
  * taken, while every trial runs the slower candidates too (on the emulated cluster, where all
  * candidates tie at small blocks, trials every 128 calls showed in the medians).
  *
+ * A candidate LEARN_FAR times slower than the winner is not timed again in the next trial: its
+ * agreed times stand (far_ns) and its turns run the winner; each trial decides anew which
+ * candidates are far, from agreed values.
+ *
  * The watch: a settled shape's winner is timed on one call in watch_every (WATCH_FIRST, about
  * doubled after every check that found nothing, up to WATCH_MAX; odd, so that the timed calls
  * do not lock onto a cycle of the program or of xchg, such as alltoallv's carrying call, one in
@@ -80,6 +84,8 @@
 #define LEARN_TOSSUP 1.25      /* a winner less than this much faster than the other side's best
                                   (native, or the best xchg candidate) is learned again after
                                   RELEARN_FIRST calls every time: the order may flip */
+#define LEARN_FAR 8.0          /* a candidate this many times slower than the winner is not timed
+                                  again in the next trial: its last times are reused */
 #define WATCH_FIRST 17         /* a settled winner is timed every this many calls, */
 #define WATCH_MAX 257          /* 2 n - 1 after every check that found it as fast, up to this */
 #define FLOOR_TRIALS 4         /* trials in which a drifted winner's watched time stands */
@@ -180,7 +186,10 @@ int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *cho
             return tick == XCHG_TICK_WATCH ? *hint : -1;
         }
     }
-    *choice = t->cand[t->calls % t->ncand];
+    /* a far candidate's calls run the winner: timing it again would cost more than it could
+     * teach (native's 64 KiB alltoall at 8 ranks on 2 cores under MPICH: 110 ms a call, the
+     * winner's under 1 ms) */
+    *choice = t->far_ns[t->calls % t->ncand][0] ? t->cand[t->winner] : t->cand[t->calls % t->ncand];
     return (int)(t - state->trials);
 }
 
@@ -240,9 +249,10 @@ out:
     pthread_mutex_unlock(&learned_lock);
 }
 
-/* floored: the candidate whose times are the watch's (settle), or -1 */
+/* floored: the candidate whose times are the watch's (settle), or -1; reused: the candidates
+ * (bits) whose times are the last trial's */
 static void announce(const xchg_ctx_t *ctx, const xchg_trial_t *t, const uint64_t *agreed,
-                     int floored)
+                     int floored, int reused)
 {
     char line[1024], text[128];
     size_t used, lo, hi;
@@ -256,7 +266,10 @@ static void announce(const xchg_ctx_t *ctx, const xchg_trial_t *t, const uint64_
         used += (size_t)snprintf(line + used, sizeof line - used,
                                  " %s[%s] %.2fus (second slowest %.2fus%s)%s",
                                  xchg_algos[t->cand[c].algo].name, text, agreed[c] / 1e3,
-                                 agreed[t->ncand + c] / 1e3, c == floored ? ", at least as watched" : "",
+                                 agreed[t->ncand + c] / 1e3,
+                                 c == floored          ? ", at least as watched"
+                                 : reused & (1 << c) ? ", as last timed"
+                                                       : "",
                                  c + 1 < t->ncand ? "," : "");
     }
     xchg_params_format(&xchg_algos[t->cand[t->winner].algo], &t->cand[t->winner].params, text,
@@ -284,7 +297,7 @@ static int cmp_u64(const void *a, const void *b)
 static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
 {
     uint64_t agreed[2 * XCHG_LEARN_MAX]; /* medians, then second slowest calls */
-    int rc, best = 0, rival, floored = -1;
+    int rc, best = 0, rival, floored = -1, reused = 0;
 
     for (int c = 0; c < t->ncand; c++) {
         qsort(t->ns[c], XCHG_LEARN_SAMPLES, sizeof t->ns[c][0], cmp_u64);
@@ -294,6 +307,13 @@ static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
     rc = xchg_agree_max(ctx, agreed, 2 * t->ncand);
     if (rc != MPI_SUCCESS)
         return rc;
+    for (int c = 0; c < t->ncand; c++) { /* far candidates: their last times (agreed then) */
+        if (t->far_ns[c][0]) {
+            reused |= 1 << c;
+            agreed[c] = t->far_ns[c][0];
+            agreed[t->ncand + c] = t->far_ns[c][1];
+        }
+    }
     if (t->floor_trials > 0) { /* a drifted winner: its steady time as seen by the watch */
         int f = floored = t->floor_cand;
         t->floor_trials--;
@@ -311,6 +331,11 @@ static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
             t->winner = c;
     }
     t->settled = 1;
+    for (int c = 0; c < t->ncand; c++) {
+        int far = c != t->winner && (double)agreed[c] > LEARN_FAR * (double)agreed[t->winner];
+        t->far_ns[c][0] = far ? agreed[c] : 0;
+        t->far_ns[c][1] = far ? agreed[t->ncand + c] : 0;
+    }
     /* a close call (an xchg winner with native within LEARN_TOSSUP of it) is checked again
      * soon, every time: a change in the machine's load or state can reverse them, and then the
      * choice must not outlive that by thousands of calls (file header) */
@@ -331,7 +356,7 @@ static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
     t->nwatch = 0;
     ctx->shim->epoch++;
     if (xchg_config.verbose && ctx->rank == 0)
-        announce(ctx, t, agreed, floored);
+        announce(ctx, t, agreed, floored, reused);
     remember(t, ctx->size);
     return MPI_SUCCESS;
 }
@@ -390,7 +415,7 @@ int xchg_learn_record(xchg_ctx_t *ctx, int trial, double seconds)
     ns = seconds > 0 ? (uint64_t)(seconds * 1e9) + 1 : 1;
     if (t->settled) /* a watched call of the settled winner */
         return watch_record(ctx, t, seconds >= 0 ? ns : UINT64_MAX / 2);
-    if (t->calls >= t->ncand) /* the first round is a warm-up */
+    if (t->calls >= t->ncand && !t->far_ns[c][0]) /* the first round is a warm-up */
         t->ns[c][t->calls / t->ncand - 1] = seconds >= 0 ? ns : UINT64_MAX / 2;
     t->calls++;
     if (t->calls < t->ncand * LEARN_ROUNDS)

@@ -127,6 +127,10 @@ typedef struct xchg_trial {
     uint64_t watch_ns[XCHG_LEARN_SAMPLES];
     uint64_t winner_ns, rival_ns;   /* the last trial's agreed medians: the winner's, and the
                                        other side's best (native, or the best xchg candidate) */
+    uint64_t far_ns[XCHG_LEARN_MAX][2]; /* a candidate far slower than the last trial's winner:
+                                           its agreed median and second slowest, which the
+                                           next trial reuses (its calls run the winner); 0, 0:
+                                           timed (shim/learn.c, LEARN_FAR) */
     int floor_cand, floor_trials;   /* the winner the watch found drifted, and the trials its */
     uint64_t floor_ns;              /* watched median still stands in as its least time */
 } xchg_trial_t;
