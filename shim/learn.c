@@ -53,8 +53,9 @@
  * ranks start together, and the slowest rank's time is the call's own, not what the ranks'
  * arrival did to it. Timed from each rank's own arrival instead, consecutive calls overlap
  * where the program calls them back to back: on the emulated cluster (Open MPI, 8 ranks,
- * 3,2,2,1 nodes, 100 Mbit/s) native's 64 KiB alltoall then read 88 to 96 ms against 128 to
- * 159 ms from a barrier, pairwise:k=1's 88 to 98 against 86, and the trial settled on native.
+ * 3,2,2,1 nodes, 100 Mbit/s) native's 64 KiB alltoall then read 88 to 96 ms in trials, and 127
+ * to 161 ms in xchg-bench's lines, which time from a barrier; pairwise:k=1 read 88 to 98 in
+ * trials and 85 to 87 in the lines, and one trial of two settled on native.
  *
  * Consistency: a trial lives in the communicator's context and advances only with that
  * communicator's calls, which every rank makes in the same order; the candidates come from
