@@ -36,7 +36,7 @@
 #   BENCH_CLUSTER_ALGOS=LIST       these specs instead of xchg-bench's default list
 #   BENCH_CLUSTER_COLLS=LIST       these collectives (default alltoall,allgather,alltoallv)
 #   BENCH_CLUSTER_ITERS=MIN,MAX    timed calls per line (default 5,1000), within TIME_MS
-#   BENCH_CLUSTER_WARMUP=N         untimed calls before each line (default 20)
+#   BENCH_CLUSTER_WARMUP=N         untimed calls before each line (default xchg-bench's, 40)
 #   BENCH_CLUSTER_ROUNDS=R         xchg-bench --rounds R: the specs of a block in R alternating
 #                                  turns (default 1)
 #   BENCH_CLUSTER_WORKLOAD=SPEC    alltoallv counts (xchg-bench --workload; default uniform)

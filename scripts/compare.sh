@@ -24,16 +24,22 @@
 # Prints a table (collective, block, native and auto median in us, auto/native, what auto ran:
 # xchg-bench's params column) and then the geometric mean and the worst cell of the ratios.
 # Writes DIR/<mpi>-<N>ranks.csv with the columns
-#     mpi,ranks,collective,workload,bytes,native_us,auto_us,ratio,auto_params
+#     mpi,ranks,collective,workload,bytes,native_us,auto_us,ratio,auto_params[,control_us,control]
+# --control times native a second time in every job, as a third line in the same alternation
+# (native, auto, native again: xchg-bench's native#2), and adds its median and its ratio to the
+# first native line per cell, and their geometric mean and worst cell: how far two lines of the
+# same collective differ in this run, the resolution of the auto/native figures beside them.
 # and keeps xchg-bench's own CSVs beside it (<mpi>-<N>ranks-uniform.csv, ...-skewed.csv).
 #
 # Options:
 #   --mpi mpich|openmpi  the build to use: build/ or build/openmpi (default mpich)
 #   -n N                 ranks (default 2)
 #   --full               every power of two from 1 B to 64 KiB
+#   --control            native twice per job: the run's own noise (above)
 #   --table FILE         XCHG_TUNING=FILE for auto (default: XCHG_TUNING as in the environment)
 #   --skew SPEC          the skewed alltoallv workload (default hrel:h=max(2, N/2))
-#   --warmup N           untimed calls before each line (default 20)
+#   --warmup N           untimed calls before each line (default 40: a trial of four
+#                        candidates and its confirmation take 34 calls)
 #   --time-ms MS         time budget per line (default 200; at least 10 iterations)
 #   --rounds R           turns per line, native's and auto's alternating (default 5)
 #   --repeat R           R jobs one after the other (default 3); each cell is the median over them
@@ -53,8 +59,9 @@ usage() {
 mpi=mpich
 ranks=2
 full=0
+control=0
 skew=""
-warmup=20
+warmup=40
 repeat=3
 rounds=5
 time_ms=200
@@ -64,6 +71,7 @@ while [ $# -gt 0 ]; do
     --mpi) mpi=${2:?--mpi needs mpich or openmpi}; shift 2 ;;
     -n) ranks=${2:?-n needs a number}; shift 2 ;;
     --full) full=1; shift ;;
+    --control) control=1; shift ;;
     --table) export XCHG_TUNING=${2:?--table needs a file}; shift 2 ;;
     --skew) skew=${2:?--skew needs a workload spec}; shift 2 ;;
     --warmup) warmup=${2:?--warmup needs a number}; shift 2 ;;
@@ -112,7 +120,9 @@ launch() {
     fi
 }
 
-common=(--algos native,auto "${sizes[@]}" --warmup "$warmup" --time-ms "$time_ms" --min-iters 10
+algos=native,auto
+[ "$control" -eq 1 ] && algos=native,auto,native
+common=(--algos "$algos" "${sizes[@]}" --warmup "$warmup" --time-ms "$time_ms" --min-iters 10
     --rounds "$rounds")
 echo "== compare: $mpi, $ranks ranks, table ${XCHG_TUNING:-none (built-in models)}," \
     "XCHG_LEARN=${XCHG_LEARN:-default}, skewed alltoallv: $skew, $rounds turns per line"
@@ -126,7 +136,7 @@ done
 
 # native and auto of each (collective, workload, block) on one line, in the order measured: the
 # median over the repeated jobs of each side's median (what auto ran: as in the last job)
-awk -F, -v skew="$skew" '
+awk -F, -v skew="$skew" -v control_on="$control" '
     function median(list, count,    i, j, v, a) {
         for (i = 1; i <= count; i++) a[i] = list[i]
         for (i = 2; i <= count; i++)
@@ -134,7 +144,7 @@ awk -F, -v skew="$skew" '
         return count % 2 ? a[(count + 1) / 2] : (a[count / 2] + a[count / 2 + 1]) / 2
     }
     FNR == 1 { workload = FILENAME ~ /-skewed-[0-9]+\.csv$/ ? skew : "uniform"; next }
-    NF >= 10 && ($4 == "native" || $4 == "auto") {
+    NF >= 10 && ($4 == "native" || $4 == "auto" || $4 == "native#2") {
         key = $3 SUBSEP workload SUBSEP $6
         if (!(key in head)) {
             order[n++] = key
@@ -143,6 +153,9 @@ awk -F, -v skew="$skew" '
         if ($4 == "native") {
             nn[key]++
             native[key, nn[key]] = $9
+        } else if ($4 == "native#2") {
+            nc[key]++
+            control[key, nc[key]] = $9
         } else {
             na[key]++
             autot[key, na[key]] = $9
@@ -150,16 +163,23 @@ awk -F, -v skew="$skew" '
         }
     }
     END {
-        print "mpi,ranks,collective,workload,bytes,native_us,auto_us,ratio,auto_params"
+        printf "mpi,ranks,collective,workload,bytes,native_us,auto_us,ratio,auto_params%s\n",
+            control_on ? ",control_us,control" : ""
         for (i = 0; i < n; i++) {
             k = order[i]
-            if (!(k in nn) || !(k in na)) continue
-            delete l1; delete l2
+            if (!(k in nn) || !(k in na) || (control_on && !(k in nc))) continue
+            delete l1; delete l2; delete l3
             for (j = 1; j <= nn[k]; j++) l1[j] = native[k, j]
             for (j = 1; j <= na[k]; j++) l2[j] = autot[k, j]
             nat = median(l1, nn[k]); aut = median(l2, na[k])
             if (nat <= 0) continue
-            printf "%s,%.3f,%.3f,%.5g,%s\n", head[k], nat, aut, aut / nat, params[k]
+            printf "%s,%.3f,%.3f,%.5g,%s", head[k], nat, aut, aut / nat, params[k]
+            if (control_on) {
+                for (j = 1; j <= nc[k]; j++) l3[j] = control[k, j]
+                con = median(l3, nc[k])
+                printf ",%.3f,%.5g", con, con / nat
+            }
+            printf "\n"
         }
     }' "${uniform_csvs[@]}" "${skewed_csvs[@]}" >"$base.csv"
 
@@ -174,9 +194,18 @@ awk -F, '
     {
         name = $4 == "uniform" ? $3 : $3 " " $4
         if (cells == 0)
-            printf "%-24s %8s %12s %12s %12s  %s\n", "collective", "block", "native us", "auto us",
-                "auto/native", "auto ran"
-        printf "%-24s %8s %12.2f %12.2f %12.3f  %s\n", name, human($5), $6, $7, $8, $9
+            printf "%-24s %8s %12s %12s %12s%s  %s\n", "collective", "block", "native us", "auto us",
+                "auto/native", (NF >= 11 ? "  native again" : ""), "auto ran"
+        printf "%-24s %8s %12.2f %12.2f %12.3f", name, human($5), $6, $7, $8
+        if (NF >= 11) {
+            printf "  %13.3f", $11
+            clog += log($11)
+            if (cells == 0 || $11 > cworst) {
+                cworst = $11
+                cworst_cell = name " " human($5)
+            }
+        }
+        printf "  %s\n", $9
         cells++
         logsum += log($8)
         faster += $8 < 1
@@ -193,5 +222,8 @@ awk -F, '
         printf "geometric mean of auto/native over %d cells: %.3f (auto faster in %d)\n", cells,
             exp(logsum / cells), faster
         printf "worst cell: %s: %.3f\n", worst_cell, worst
+        if (cworst_cell != "")
+            printf "control, native again/native: geometric mean %.3f, worst cell %s: %.3f\n",
+                exp(clog / cells), cworst_cell, cworst
     }' "$base.csv"
 echo "== compare: $base.csv (xchg-bench output: ${uniform_csvs[*]} ${skewed_csvs[*]})"

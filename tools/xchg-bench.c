@@ -17,13 +17,16 @@
  *    (tuning/workloads.h: uniform, hrel:h=H, ggroup:g=G,t=T; default uniform).
  *  - algorithm: the spec as requested ("native", "auto", "radix", "radix:r=SQRTP"), so that
  *    one spec is one line in the plots; specs that come out the same for this rank count
- *    (r=SQRTP and r=P are both r=2 at 2 ranks) are run once, under the first one's name.
+ *    (r=SQRTP and r=P are both r=2 at 2 ranks) are run once, under the first one's name. A spec
+ *    given again as it was written runs again, named SPEC#2 (#3, ...): native,auto,native
+ *    times native twice in one run, a control of how far two lines of the same collective
+ *    differ (scripts/compare.sh --control).
  *  - params: the parameters the algorithm ran with, the model's completion of the spec
  *    included, items separated by ':' (so the field is a valid spec suffix and holds no
  *    comma); for auto, the algorithm auto ran and its parameters (auto_choice); "fallback"
  *    when the algorithm cannot serve the call (the library then runs auto's choice).
- *  - Timing (tool_common.h): --warmup untimed calls (default 20, so that a library that learns
- *    from the first calls of a shape has settled), then as many iterations as fit in --time-ms
+ *  - Timing (tool_common.h): --warmup untimed calls (default 40, so that a library that learns
+ *    from the first calls of a shape has settled: xchg's trials take up to 34 calls), then as many iterations as fit in --time-ms
  *    (at least --min-iters, at most --max-iters); every iteration starts after a barrier and
  *    counts the slowest rank's time for the call (per-iteration MAX over ranks); min, median
  *    and max over the iterations, in microseconds. --rounds R splits that into R turns per
@@ -134,7 +137,7 @@ static void usage(FILE *out)
                  "  --sizes LIST        these blocks instead, e.g. 1,16,256,4K,64K\n"
                  "  --workload SPEC     alltoallv counts: uniform, hrel:h=H, ggroup:g=G,t=T\n"
                  "  --check             check every received byte of every call\n"
-                 "  --warmup N          untimed calls before timing each line (default 20)\n"
+                 "  --warmup N          untimed calls before timing each line (default 40)\n"
                  "  --time-ms MS        time budget per line (default 100)\n"
                  "  --min-iters N       at least N timed iterations (default 5)\n"
                  "  --max-iters N       at most N timed iterations (default 1000)\n"
@@ -245,7 +248,7 @@ static int parse_options(int argc, char **argv, options_t *opt)
     opt->min_iters = 5;
     opt->max_iters = 1000;
     opt->rounds = 1;
-    opt->warmup = 20;
+    opt->warmup = 40;
     opt->batches = 200;
     opt->batch_calls = 100;
     snprintf(opt->workload_text, sizeof opt->workload_text, "uniform");
@@ -643,7 +646,7 @@ static void line_add(line_t *line, const tool_timing_t *turn)
 /* Print a spec's CSV line on rank 0. */
 static void bench_print(int coll, const char *spec, const char *name, const tool_call_t *call,
                         const xchg_call_t *model, line_t *line, const options_t *opt, FILE *out,
-                        const char *mpi_name)
+                        const char *mpi_name, const char *auto_ran)
 {
     char params_col[SPEC_LEN];
     int n = line->turns;
@@ -652,9 +655,9 @@ static void bench_print(int coll, const char *spec, const char *name, const tool
     if (world_rank != 0)
         return;
     median = median_of(line->medians, n);
-    /* after the calls: for auto, what served them */
+    /* for auto, what served its last call (auto_ran, taken after its last turn) */
     if (strcmp(spec, "auto") == 0)
-        auto_choice(coll, params_col, sizeof params_col);
+        snprintf(params_col, sizeof params_col, "%s", auto_ran);
     else
         describe(coll, spec, model, params_col, sizeof params_col);
     fprintf(out, "%s,%d,%s,%s,%s,%zu,%d,%.3f,%.3f,%.3f\n", mpi_name, world_size,
@@ -673,6 +676,8 @@ static int run_collective(int coll, const options_t *opt, FILE *out, const char 
     int nspecs = opt->nspecs ? opt->nspecs : default_specs(coll, default_list);
     char run_specs[MAX_SPECS][SPEC_LEN];
     const char *run_names[MAX_SPECS];
+    char again_names[MAX_SPECS][SPEC_LEN + 16]; /* SPEC#2, ...: a spec given again as written */
+    char auto_ran[MAX_SPECS][SPEC_LEN];          /* what served an auto spec's last call */
     int nrun = 0;
     size_t max_send, max_recv;
     tool_call_t call;
@@ -701,20 +706,32 @@ static int run_collective(int coll, const options_t *opt, FILE *out, const char 
     }
 
     /* the specs this collective runs: its algorithms, SQRTP and P replaced, repeats dropped */
-    for (int s = 0; s < nspecs; s++) {
-        int repeated = 0;
+    for (int s = 0; s < nspecs && nrun < MAX_SPECS; s++) {
+        int repeated = 0, again = 1;
         if (!spec_applies_to(coll, specs[s]))
             continue;
         substitute(specs[s], world_size, run_specs[nrun], SPEC_LEN);
-        for (int e = 0; e < nrun && !repeated; e++) /* r=SQRTP and r=P can both be r=2 */
-            repeated = strcmp(run_specs[nrun], run_specs[e]) == 0;
+        for (int e = 0; e < nrun; e++) {
+            if (strcmp(run_specs[nrun], run_specs[e]) != 0)
+                continue;
+            if (strcmp(specs[s], run_names[e]) == 0 || strchr(run_names[e], '#'))
+                again++; /* given again as written: it runs again */
+            else
+                repeated = 1; /* r=SQRTP and r=P can both be r=2 */
+        }
         if (repeated)
             continue;
         if (xchg_force(coll, run_specs[nrun]) != 0) { /* xchg_force said why on rank 0 */
             status = 2;
             break;
         }
-        run_names[nrun++] = specs[s];
+        run_names[nrun] = specs[s];
+        if (again > 1) {
+            snprintf(again_names[nrun], sizeof again_names[nrun], "%.*s#%d", SPEC_LEN - 1, specs[s],
+                     again);
+            run_names[nrun] = again_names[nrun];
+        }
+        nrun++;
     }
 
     /* sizes outside, specs inside, and with --rounds the specs' turns in alternation: a burst
@@ -744,11 +761,13 @@ static int run_collective(int coll, const options_t *opt, FILE *out, const char 
                                     turn_seconds, turn_min, turn_max, &turn);
                 if (status == 0)
                     line_add(&lines[s], &turn);
+                if (strcmp(run_specs[s], "auto") == 0)
+                    auto_choice(coll, auto_ran[s], sizeof auto_ran[s]);
             }
         }
         for (int s = 0; s < nrun && status == 0; s++)
             bench_print(coll, run_specs[s], run_names[s], &call, &model, &lines[s], opt, out,
-                        mpi_name);
+                        mpi_name, auto_ran[s]);
     }
     free(lines);
     xchg_force(coll, "auto");
