@@ -7,7 +7,15 @@
  * the models' best XCHG_LEARN_MAX - 1 xchg algorithms for that call, of those predicted
  * within CANDIDATE_SPAN of the best prediction (trying what the model expects to be far
  * slower would cost the program more than it could teach), one of each predicted time, and,
- * while a slot is free, the best one again with one message in flight (add_one_port). The next
+ * while a slot is free, the best one again with one message in flight (add_one_port), then the
+ * schedule of fewest start-ups (add_few_rounds: Bruck's index with radix 2 and the circulant
+ * concatenation one message at a time, ceil(log2 p) rounds), then the next algorithms in the
+ * models' order, each priced within WIDE_SPAN of the best. The last two are there because the
+ * built-in models know the machine only by default constants: on the emulated cluster (100
+ * Mbit/s links, where a call of 1 B costs 0.3 to 0.5 ms against the models' few
+ * microseconds) a verified table ran radix:r=2:k=1 for 1 and 16 B alltoall at 0.69 and 0.74
+ * of native and the ring for 4 KiB allgather at 0.47, and learning, timing only what the
+ * models ranked within CANDIDATE_SPAN, never tried them (docs/cluster-figures.md). The next
  * ncand * LEARN_ROUNDS calls of the shape run the candidates in turn (call i runs candidate
  * i mod ncand); every rank keeps its own times, the first round being a warm-up that is not
  * counted. After the last of them the ranks agree on the slowest rank's median time and
@@ -26,6 +34,16 @@
  * winner with an xchg candidate close behind is not: a flip there costs only a gain not yet
  * taken, while every trial runs the slower candidates too (on the emulated cluster, where all
  * candidates tie at small blocks, trials every 128 calls showed in the medians).
+ *
+ * A close verdict is confirmed before it stands: when an xchg candidate wins with native within
+ * LEARN_TOSSUP of it, native and that winner run in turn for XCHG_LEARN_SAMPLES calls each
+ * more, and the ranks agree on those calls' times (one more reduction of 4 values); the winner
+ * keeps the shape only if it beats native by the same rules on them, else native takes it. Where
+ * the two tie and the calls scatter (8 ranks on 2 cores: single calls of one collective 20 to
+ * 60 us apart), one trial's 5 calls pass the rules by luck often enough that every run had a
+ * cell or two where an xchg algorithm that ties native ran 5 to 10 % slower than it in the
+ * program's own calls; two independent passes are needed now. A clear win (native slower by
+ * LEARN_TOSSUP or more) settles at once.
  *
  * A candidate LEARN_FAR times slower than the winner is not timed again in the next trial: its
  * agreed times stand (far_ns) and its turns run the winner; each trial decides anew which
@@ -82,6 +100,7 @@
 #define RELEARN_MAX (1u << 21) /* up to this */
 #define LEARNED_MAX 256        /* settled shapes remembered for XCHG_LEARN=FILE */
 #define CANDIDATE_SPAN 2.0     /* candidates: predicted within this factor of the best prediction */
+#define WIDE_SPAN 4.0          /* free slots: other schedules predicted within this factor */
 #define LEARN_TOSSUP 1.25      /* a winner less than this much faster than the other side's best
                                   (native, or the best xchg candidate) is learned again after
                                   RELEARN_FIRST calls every time: the order may flip */
@@ -93,6 +112,8 @@
 #define WATCH_DRIFT 1.25       /* learned again when it became this many times slower than in
                                   its trial, and slower than the other side's best was */
 #define TEST_DRIFT_FACTOR 100.0 /* XCHG_TEST_DRIFT=1: watched times are taken this many times */
+#define TEST_CLOSE_NATIVE 100e-6 /* XCHG_TEST_CLOSE=1: a trial's native calls and every call of a */
+#define TEST_CLOSE_OTHER 90e-6   /* confirmation read this, the trial's other calls this */
 
 static xchg_rule_t learned[LEARNED_MAX];
 static int nlearned;
@@ -104,6 +125,43 @@ static int trial_is(const xchg_trial_t *t, int coll, unsigned bucket, unsigned s
     return t->used && t->coll == coll && t->bucket == bucket && t->skew == skew;
 }
 
+/* Whether c is a candidate of t already: the same algorithm and parameters, or priced exactly
+ * as one taken already, which is the same schedule to the models (hier on one node is
+ * pairwise: trying both only gives noise a second chance). Not so for shared memory against
+ * messages (at p = 2 shm and pairwise price alike). */
+static int taken(const xchg_trial_t *t, const xchg_choice_t *c)
+{
+    for (int i = 1; i < t->ncand; i++) {
+        const xchg_choice_t *o = &t->cand[i];
+        if (o->algo == c->algo && o->params.radix == c->params.radix &&
+            o->params.nports == c->params.nports)
+            return 1;
+        if (o->time == c->time &&
+            xchg_algos[o->algo].shared_memory == xchg_algos[c->algo].shared_memory)
+            return 1;
+    }
+    return 0;
+}
+
+/* Add c, priced with its parameters as given, when a slot is free, the model keeps them, it
+ * is within span times the best prediction, and not taken already. */
+static void add_priced(const xchg_call_t *call, xchg_trial_t *t, xchg_choice_t c, double best_time,
+                       double span)
+{
+    xchg_params_t given = c.params;
+    const char *why;
+
+    if (t->ncand >= XCHG_LEARN_MAX || c.algo < 0 || !xchg_algo_impl(c.algo) ||
+        !xchg_algos[c.algo].applies(call, &c.params, &why))
+        return;
+    c.params = given;
+    c.time = xchg_algos[c.algo].cost(call, &xchg_config.machine, &c.params);
+    if (!(c.time <= span * best_time) || c.params.nports != given.nports ||
+        (given.radix && c.params.radix != given.radix) || taken(t, &c))
+        return;
+    t->cand[t->ncand++] = c;
+}
+
 /* The best xchg candidate with one message in flight (k=1), when it has more and a slot is
  * free: the port count is where the models know least (how many messages a node's link or the
  * scheduler really carries at once; on links that serialize, all at once loses to one by one),
@@ -112,17 +170,27 @@ static void add_one_port(const xchg_call_t *call, xchg_trial_t *t, double best_t
 {
     xchg_choice_t one;
 
-    if (t->ncand < 2 || t->ncand >= XCHG_LEARN_MAX || t->cand[1].params.nports <= 1)
+    if (t->ncand < 2 || t->cand[1].params.nports <= 1)
         return;
     one = t->cand[1];
     one.params.nports = 1;
-    one.time = xchg_algos[one.algo].cost(call, &xchg_config.machine, &one.params);
-    if (!(one.time <= CANDIDATE_SPAN * best_time) || one.params.nports != 1)
-        return;
-    for (int c = 1; c < t->ncand; c++)
-        if (t->cand[c].algo == one.algo && t->cand[c].params.nports == 1)
-            return; /* tried already */
-    t->cand[t->ncand++] = one;
+    add_priced(call, t, one, best_time, CANDIDATE_SPAN);
+}
+
+/* The schedule of fewest start-ups, one message at a time (file header): where a start-up
+ * costs far more than the models' default beta, it is what wins the small blocks. */
+static void add_few_rounds(const xchg_call_t *call, xchg_trial_t *t, double best_time)
+{
+    xchg_choice_t c = {-1, {0}, 0.0};
+
+    if (call->coll == XCHG_ALLTOALL) {
+        c.algo = xchg_algo_find(XCHG_ALLTOALL, "radix");
+        c.params.radix = 2;
+    } else if (call->coll == XCHG_ALLGATHER) {
+        c.algo = xchg_algo_find(XCHG_ALLGATHER, "circulant");
+    }
+    c.params.nports = 1;
+    add_priced(call, t, c, best_time, WIDE_SPAN);
 }
 
 static xchg_trial_t *trial_for(xchg_shim_state_t *state, const xchg_call_t *call, unsigned bucket,
@@ -153,19 +221,19 @@ static xchg_trial_t *trial_for(xchg_shim_state_t *state, const xchg_call_t *call
     t->cand[0] = (xchg_choice_t){native, {0}, 0.0};
     t->ncand = 1;
     n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS);
-    for (int i = 0; i < n && t->ncand < XCHG_LEARN_MAX; i++) {
-        /* a candidate priced exactly as one taken already is the same schedule to the models
-         * (hier on one node is pairwise): trying both only gives noise a second chance. Not so
-         * for shared memory against messages (at p = 2 shm and pairwise price alike) */
-        int same = 0;
-        for (int c = 1; c < t->ncand; c++)
-            same |= ranked[i].time == t->cand[c].time &&
-                    xchg_algos[ranked[i].algo].shared_memory ==
-                        xchg_algos[t->cand[c].algo].shared_memory;
-        if (ranked[i].algo != native && !same && ranked[i].time <= CANDIDATE_SPAN * ranked[0].time)
+    for (int i = 0; i < n && t->ncand < XCHG_LEARN_MAX; i++)
+        if (ranked[i].algo != native && !taken(t, &ranked[i]) &&
+            ranked[i].time <= CANDIDATE_SPAN * ranked[0].time)
             t->cand[t->ncand++] = ranked[i];
-    }
     add_one_port(call, t, ranked[0].time);
+    add_few_rounds(call, t, ranked[0].time);
+    for (int i = 0; i < n; i++) { /* other algorithms, within WIDE_SPAN */
+        int have = ranked[i].algo == native;
+        for (int c = 1; c < t->ncand; c++)
+            have |= t->cand[c].algo == ranked[i].algo;
+        if (!have)
+            add_priced(call, t, ranked[i], ranked[0].time, WIDE_SPAN);
+    }
     t->settled = t->ncand == 1;
     return t;
 }
@@ -186,6 +254,10 @@ int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *cho
             *choice = t->cand[t->winner];
             return tick == XCHG_TICK_WATCH ? *hint : -1;
         }
+    }
+    if (t->confirming) { /* native and the provisional winner in turn */
+        *choice = t->cand[t->calls % 2 ? t->confirm_cand : 0];
+        return (int)(t - state->trials);
     }
     /* a far candidate's calls run the winner: timing it again would cost more than it could
      * teach (native's 64 KiB alltoall at 8 ranks on 2 cores under MPICH: 110 ms a call, the
@@ -208,6 +280,7 @@ double xchg_learn_start(xchg_ctx_t *ctx)
 static void learn_again(xchg_ctx_t *ctx, xchg_trial_t *t)
 {
     t->settled = 0;
+    t->confirming = 0;
     t->calls = 0;
     memset(t->ns, 0, sizeof t->ns);
     ctx->shim->epoch++;
@@ -255,6 +328,7 @@ out:
 static void announce(const xchg_ctx_t *ctx, const xchg_trial_t *t, const uint64_t *agreed,
                      int floored, int reused)
 {
+    const char *label = t->confirming ? "confirm against native:" : "->";
     char line[1024], text[128];
     size_t used, lo, hi;
 
@@ -275,8 +349,9 @@ static void announce(const xchg_ctx_t *ctx, const xchg_trial_t *t, const uint64_
     }
     xchg_params_format(&xchg_algos[t->cand[t->winner].algo], &t->cand[t->winner].params, text,
                        sizeof text);
-    fprintf(stderr, "%s -> %s [%s]", line, xchg_algos[t->cand[t->winner].algo].name, text);
-    if (t->close)
+    fprintf(stderr, "%s %s %s [%s]", line, label, xchg_algos[t->cand[t->winner].algo].name,
+            text);
+    if (t->close && !t->confirming)
         fprintf(stderr, " (close: again after %d calls)", RELEARN_FIRST);
     fputc('\n', stderr);
     fflush(stderr);
@@ -288,50 +363,37 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The trial's last call ran: agree on the slowest rank's median and second slowest counted
- * call per candidate (one reduction of 2 x ncand values) and settle. The median (not the
- * minimum) keeps one lucky call from deciding; an xchg candidate wins only if its median
- * beats native's by LEARN_MARGIN and its second slowest counted call beats native's median
- * too (the fastest such one), so that where every candidate is as fast as native and the calls scatter (more
- * ranks than cores, where the scheduler sets the time) a lucky median does not take the shape
- * off native, while one outlier call of a faster candidate does not keep it out. */
-static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
+/* The medians (agreed[c]) and second slowest calls (agreed[ncand + c]) of the ncand
+ * candidates: t->ns[c][0..n-1] of every timed candidate agreed over the ranks (the slowest
+ * rank's), in one reduction. */
+static int agree_times(xchg_ctx_t *ctx, xchg_trial_t *t, uint64_t *agreed)
 {
-    uint64_t agreed[2 * XCHG_LEARN_MAX]; /* medians, then second slowest calls */
-    int rc, best = 0, rival, floored = -1, reused = 0;
-
     for (int c = 0; c < t->ncand; c++) {
         qsort(t->ns[c], XCHG_LEARN_SAMPLES, sizeof t->ns[c][0], cmp_u64);
         agreed[c] = t->ns[c][XCHG_LEARN_SAMPLES / 2];
         agreed[t->ncand + c] = t->ns[c][XCHG_LEARN_SAMPLES - 2];
     }
-    rc = xchg_agree_max(ctx, agreed, 2 * t->ncand);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    for (int c = 0; c < t->ncand; c++) { /* far candidates: their last times (agreed then) */
-        if (t->far_ns[c][0]) {
-            reused |= 1 << c;
-            agreed[c] = t->far_ns[c][0];
-            agreed[t->ncand + c] = t->far_ns[c][1];
-        }
-    }
-    if (t->floor_trials > 0) { /* a drifted winner: its steady time as seen by the watch */
-        int f = floored = t->floor_cand;
-        t->floor_trials--;
-        agreed[f] = agreed[f] > t->floor_ns ? agreed[f] : t->floor_ns;
-        agreed[t->ncand + f] = agreed[t->ncand + f] > t->floor_ns ? agreed[t->ncand + f] : t->floor_ns;
-    }
-    /* best: the fastest xchg candidate; winner: the fastest of those that beat native by the
-     * rules (one whose median is best but whose calls scatter does not hide one that passes) */
-    t->winner = 0;
-    for (int c = 1; c < t->ncand; c++) {
+    return xchg_agree_max(ctx, agreed, 2 * t->ncand);
+}
+
+/* Whether candidate c beats native by the rules (settle): its median below LEARN_MARGIN times
+ * native's, and its second slowest counted call below native's median. */
+static int beats_native(const xchg_trial_t *t, const uint64_t *agreed, int c)
+{
+    return (double)agreed[c] < LEARN_MARGIN * (double)agreed[0] && agreed[t->ncand + c] < agreed[0];
+}
+
+/* Settle on t->winner from the agreed times: how soon the shape is learned again, which
+ * candidates are far, whether and how the winner is watched (file header). */
+static void settle_on(xchg_ctx_t *ctx, xchg_trial_t *t, const uint64_t *agreed)
+{
+    int best = 0, rival;
+
+    for (int c = 1; c < t->ncand; c++)
         if (best == 0 || agreed[c] < agreed[best])
             best = c;
-        if ((double)agreed[c] < LEARN_MARGIN * (double)agreed[0] &&
-            agreed[t->ncand + c] < agreed[0] && (t->winner == 0 || agreed[c] < agreed[t->winner]))
-            t->winner = c;
-    }
     t->settled = 1;
+    t->confirming = 0;
     for (int c = 0; c < t->ncand; c++) {
         int far = c != t->winner && (double)agreed[c] > LEARN_FAR * (double)agreed[t->winner];
         t->far_ns[c][0] = far ? agreed[c] : 0;
@@ -356,9 +418,96 @@ static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
     t->watch_in = t->watch_every;
     t->nwatch = 0;
     ctx->shim->epoch++;
+    remember(t, ctx->size);
+}
+
+/* The trial's last call ran: agree on the slowest rank's median and second slowest counted
+ * call per candidate (one reduction of 2 x ncand values) and settle. The median (not the
+ * minimum) keeps one lucky call from deciding; an xchg candidate wins only if its median
+ * beats native's by LEARN_MARGIN and its second slowest counted call beats native's median
+ * too (the fastest such one), so that where every candidate is as fast as native and the calls
+ * scatter (more ranks than cores, where the scheduler sets the time) a lucky median does not
+ * take the shape off native, while one outlier call of a faster candidate does not keep it
+ * out. A close verdict (native within LEARN_TOSSUP of the xchg winner) is confirmed first
+ * (confirm). */
+static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
+{
+    uint64_t agreed[2 * XCHG_LEARN_MAX]; /* medians, then second slowest calls */
+    int rc, floored = -1, reused = 0;
+
+    rc = agree_times(ctx, t, agreed);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (int c = 0; c < t->ncand; c++) { /* far candidates: their last times (agreed then) */
+        if (t->far_ns[c][0]) {
+            reused |= 1 << c;
+            agreed[c] = t->far_ns[c][0];
+            agreed[t->ncand + c] = t->far_ns[c][1];
+        }
+    }
+    if (t->floor_trials > 0) { /* a drifted winner: its steady time as seen by the watch */
+        int f = floored = t->floor_cand;
+        t->floor_trials--;
+        agreed[f] = agreed[f] > t->floor_ns ? agreed[f] : t->floor_ns;
+        agreed[t->ncand + f] = agreed[t->ncand + f] > t->floor_ns ? agreed[t->ncand + f] : t->floor_ns;
+    }
+    /* the winner: the fastest of the xchg candidates that beat native by the rules (one whose
+     * median is best but whose calls scatter does not hide one that passes) */
+    t->winner = 0;
+    for (int c = 1; c < t->ncand; c++)
+        if (beats_native(t, agreed, c) && (t->winner == 0 || agreed[c] < agreed[t->winner]))
+            t->winner = c;
+    if (t->winner > 0 && (double)agreed[0] < LEARN_TOSSUP * (double)agreed[t->winner]) {
+        t->confirming = 1;
+        t->confirm_cand = t->winner;
+        t->calls = 0;
+        memcpy(t->trial_ns, agreed, sizeof agreed);
+    } else {
+        settle_on(ctx, t, agreed);
+    }
     if (xchg_config.verbose && ctx->rank == 0)
         announce(ctx, t, agreed, floored, reused);
-    remember(t, ctx->size);
+    return MPI_SUCCESS;
+}
+
+/* The confirmation's last call ran. Its calls alternated native and the provisional winner,
+ * so a verdict that a few lucky calls gave, where the two tie and the calls scatter, must come
+ * out again from calls of their own: the winner keeps the shape only if it beats native by
+ * the same rules on them, else native does. Their agreed times replace the trial's for the
+ * two. */
+static int confirm(xchg_ctx_t *ctx, xchg_trial_t *t)
+{
+    int w = t->confirm_cand, rc;
+    xchg_trial_t two = {.ncand = 2};
+    uint64_t got[4], *agreed = t->trial_ns;
+
+    memcpy(two.ns[0], t->ns[0], sizeof two.ns[0]);
+    memcpy(two.ns[1], t->ns[w], sizeof two.ns[1]);
+    rc = agree_times(ctx, &two, got);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    t->winner = beats_native(&two, got, 1) ? w : 0;
+    agreed[0] = got[0];
+    agreed[w] = got[1];
+    agreed[t->ncand] = got[2];
+    agreed[t->ncand + w] = got[3];
+    settle_on(ctx, t, agreed);
+    if (xchg_config.verbose && ctx->rank == 0) {
+        char text[128];
+        size_t lo, hi;
+        xchg_bucket_range(t->bucket, &lo, &hi);
+        xchg_params_format(&xchg_algos[t->cand[w].algo], &t->cand[w].params, text, sizeof text);
+        fprintf(stderr,
+                "xchg: confirm %s p=%d block=%zu-%zu: native %.2fus (second slowest %.2fus), "
+                "%s[%s] %.2fus (second slowest %.2fus) -> %s",
+                xchg_coll_name(t->coll), ctx->size, lo, hi, got[0] / 1e3, got[2] / 1e3,
+                xchg_algos[t->cand[w].algo].name, text, got[1] / 1e3, got[3] / 1e3,
+                t->winner ? "confirmed" : "native");
+        if (t->close)
+            fprintf(stderr, " (close: again after %d calls)", RELEARN_FIRST);
+        fputc('\n', stderr);
+        fflush(stderr);
+    }
     return MPI_SUCCESS;
 }
 
@@ -406,16 +555,26 @@ static int watch_record(xchg_ctx_t *ctx, xchg_trial_t *t, uint64_t ns)
 int xchg_learn_record(xchg_ctx_t *ctx, int trial, double seconds)
 {
     xchg_trial_t *t = &ctx->shim->trials[trial];
-    int c = t->settled ? t->winner : t->calls % t->ncand;
+    int c = t->settled      ? t->winner
+            : t->confirming ? (t->calls % 2 ? t->confirm_cand : 0)
+                            : t->calls % t->ncand;
     uint64_t ns;
 
     if (xchg_config.test_skew) /* a different distortion on every rank and candidate */
         seconds *= 1.0 + (double)((ctx->rank * 7 + c * 3) % 5);
     if (xchg_config.test_drift && t->settled)
         seconds *= TEST_DRIFT_FACTOR;
+    if (xchg_config.test_close && !t->settled)
+        seconds = c == 0 || t->confirming ? TEST_CLOSE_NATIVE : TEST_CLOSE_OTHER;
     ns = seconds > 0 ? (uint64_t)(seconds * 1e9) + 1 : 1;
     if (t->settled) /* a watched call of the settled winner */
         return watch_record(ctx, t, seconds >= 0 ? ns : UINT64_MAX / 2);
+    if (t->confirming) {
+        t->ns[c][t->calls / 2] = seconds >= 0 ? ns : UINT64_MAX / 2;
+        if (++t->calls < 2 * XCHG_LEARN_SAMPLES)
+            return MPI_SUCCESS;
+        return confirm(ctx, t);
+    }
     if (t->calls >= t->ncand && !t->far_ns[c][0]) /* the first round is a warm-up */
         t->ns[c][t->calls / t->ncand - 1] = seconds >= 0 ? ns : UINT64_MAX / 2;
     t->calls++;

@@ -43,6 +43,8 @@ typedef struct xchg_config {
                                  own timings, so that ranks disagree locally */
     int test_drift;           /* XCHG_TEST_DRIFT=1 (testing knob): the watched calls of a settled
                                  shape read 100 times slower than they ran (shim/learn.c) */
+    int test_close;           /* XCHG_TEST_CLOSE=1 (testing knob): every trial is a close call
+                                 that its confirmation overturns (shim/learn.c) */
     int forced[XCHG_NCOLLS];  /* registry index, or XCHG_AUTO */
     xchg_params_t forced_params[XCHG_NCOLLS];
     xchg_table_t table;       /* XCHG_TUNING (empty without it) */
@@ -133,6 +135,10 @@ typedef struct xchg_trial {
                                            timed (shim/learn.c, LEARN_FAR) */
     int floor_cand, floor_trials;   /* the winner the watch found drifted, and the trials its */
     uint64_t floor_ns;              /* watched median still stands in as its least time */
+    /* the confirmation of a close verdict (shim/learn.c): native and the provisional winner
+     * alternate for XCHG_LEARN_SAMPLES calls each */
+    int confirming, confirm_cand;
+    uint64_t trial_ns[2 * XCHG_LEARN_MAX]; /* the trial's agreed values meanwhile */
 } xchg_trial_t;
 
 /* What the shim knows of a datatype (shim/datatype.c). */
