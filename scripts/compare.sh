@@ -39,7 +39,7 @@
 #   --table FILE         XCHG_TUNING=FILE for auto (default: XCHG_TUNING as in the environment)
 #   --skew SPEC          the skewed alltoallv workload (default hrel:h=max(2, N/2))
 #   --warmup N           untimed calls before each line (default 40: a trial of four
-#                        candidates and its confirmation take 34 calls)
+#                        candidates and its confirmation take 36 calls)
 #   --time-ms MS         time budget per line (default 200; at least 10 iterations)
 #   --rounds R           turns per line, native's and auto's alternating (default 5)
 #   --repeat R           R jobs one after the other (default 3); each cell is the median over them

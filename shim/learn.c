@@ -16,9 +16,16 @@
  * microseconds) a verified table ran radix:r=2:k=1 for 1 and 16 B alltoall at 0.69 and 0.74
  * of native and the ring for 4 KiB allgather at 0.47, and learning, timing only what the
  * models ranked within CANDIDATE_SPAN, never tried them (docs/cluster-figures.md). The next
- * ncand * LEARN_ROUNDS calls of the shape run the candidates in turn (call i runs candidate
- * i mod ncand); every rank keeps its own times, the first round being a warm-up that is not
- * counted. After the last of them the ranks agree on the slowest rank's median time and
+ * ncand * LEARN_ROUNDS calls of the shape run the candidates one after the other, a block of
+ * LEARN_ROUNDS calls each (call i runs candidate i div LEARN_ROUNDS); every rank keeps its own
+ * times, the first call of a block being a warm-up that is not counted (it pays for the switch
+ * from the candidate before). Blocks, not turns: after settling the program runs its winner
+ * call after call, and a call can run faster or slower after another algorithm's than after
+ * its own (taken in turns, native, A, B, native, A, B, ..., the ring's 64 KiB MPI_Allgather at
+ * 2 ranks under MPICH read 15 us in turn with native's and 43 us alone). Blocks do not explain
+ * everything: on the emulated cluster Open MPI's 64 KiB alltoall read 84 to 99 ms in trials,
+ * in turns and in blocks alike, and 140 to 250 ms in xchg-bench's lines of it, timed from a
+ * barrier too. After the last of them the ranks agree on the slowest rank's median time and
  * second slowest counted call per candidate (one xchg_agree_max of 2 x ncand values: the
  * collective is as slow as its slowest rank, and a median is not fooled by one lucky call)
  * and settle: the fastest of the xchg candidates whose median beats native's by LEARN_MARGIN
@@ -36,8 +43,8 @@
  * candidates tie at small blocks, trials every 128 calls showed in the medians).
  *
  * A close verdict is confirmed before it stands: when an xchg candidate wins with native within
- * LEARN_TOSSUP of it, native and that winner run in turn for XCHG_LEARN_SAMPLES calls each
- * more, and the ranks agree on those calls' times (one more reduction of 4 values); the winner
+ * LEARN_TOSSUP of it, that winner and then native run one more block each (the winner first,
+ * so that load that drifts over the trial and its confirmation does not favour one side), and the ranks agree on those calls' times (one more reduction of 4 values); the winner
  * keeps the shape only if it beats native by the same rules on them, else native takes it. Where
  * the two tie and the calls scatter (8 ranks on 2 cores: single calls of one collective 20 to
  * 60 us apart), one trial's 5 calls pass the rules by luck often enough that every run had a
@@ -46,7 +53,7 @@
  * LEARN_TOSSUP or more) settles at once.
  *
  * A candidate LEARN_FAR times slower than the winner is not timed again in the next trial: its
- * agreed times stand (far_ns) and its turns run the winner; each trial decides anew which
+ * agreed times stand (far_ns) and its block runs the winner; each trial decides anew which
  * candidates are far, from agreed values.
  *
  * The watch: a settled shape's winner is timed on one call in watch_every (WATCH_FIRST, about
@@ -57,10 +64,9 @@
  * in its trial and slower than the other side's best was there, the shape is learned again from
  * the next call: a choice that the machine made slow (shm at 64 KiB on the VM above) is left
  * within a few hundred calls, however clear its win was when it was learned. The watched median
- * then stands as that candidate's least time in the next FLOOR_TRIALS trials: a trial times its
- * candidates in turn, and some run faster so than one after another (the ring's 64 KiB
- * MPI_Allgather at 2 ranks under MPICH read 15 us in turn with native's 43 us, and 43 us alone),
- * so the steady time the program sees outweighs it, and the shape does not swing back at once.
+ * then stands as that candidate's least time in the next FLOOR_TRIALS trials: a trial's few
+ * calls can still read faster than what the program then sees, over hundreds of calls, and
+ * the shape must not swing back at once.
  * A timed call costs two clock reads and the slower path through selection; the check one
  * reduction every 85 to 1285 calls. MPI_Alltoallv is decided from an earlier call's statistics,
  * so a watched call carries its own, and its time counts only when they show it was the shape
@@ -238,12 +244,23 @@ static xchg_trial_t *trial_for(xchg_shim_state_t *state, const xchg_call_t *call
     return t;
 }
 
+/* The candidate whose block the trial's next call is in: cand[calls div LEARN_ROUNDS]; in a
+ * confirmation the provisional winner's block, then native's. */
+static int block_cand(const xchg_trial_t *t)
+{
+    int block = t->calls / LEARN_ROUNDS;
+    if (t->confirming)
+        return block == 0 ? t->confirm_cand : 0;
+    return block;
+}
+
 int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice, int *hint)
 {
     xchg_shim_state_t *state = xchg_shim_state(ctx);
     unsigned bucket = xchg_bucket(call->block_bytes);
     unsigned skew = xchg_skew_class(call);
     xchg_trial_t *t;
+    int c;
 
     if (!state)
         return -1;
@@ -255,14 +272,11 @@ int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *cho
             return tick == XCHG_TICK_WATCH ? *hint : -1;
         }
     }
-    if (t->confirming) { /* native and the provisional winner in turn */
-        *choice = t->cand[t->calls % 2 ? t->confirm_cand : 0];
-        return (int)(t - state->trials);
-    }
     /* a far candidate's calls run the winner: timing it again would cost more than it could
      * teach (native's 64 KiB alltoall at 8 ranks on 2 cores under MPICH: 110 ms a call, the
      * winner's under 1 ms) */
-    *choice = t->far_ns[t->calls % t->ncand][0] ? t->cand[t->winner] : t->cand[t->calls % t->ncand];
+    c = block_cand(t);
+    *choice = !t->confirming && t->far_ns[c][0] ? t->cand[t->winner] : t->cand[c];
     return (int)(t - state->trials);
 }
 
@@ -470,8 +484,8 @@ static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
     return MPI_SUCCESS;
 }
 
-/* The confirmation's last call ran. Its calls alternated native and the provisional winner,
- * so a verdict that a few lucky calls gave, where the two tie and the calls scatter, must come
+/* The confirmation's last call ran (a block of the provisional winner, then one of native), so
+ * a verdict that a few lucky calls gave, where the two tie and the calls scatter, must come
  * out again from calls of their own: the winner keeps the shape only if it beats native by
  * the same rules on them, else native does. Their agreed times replace the trial's for the
  * two. */
@@ -555,9 +569,7 @@ static int watch_record(xchg_ctx_t *ctx, xchg_trial_t *t, uint64_t ns)
 int xchg_learn_record(xchg_ctx_t *ctx, int trial, double seconds)
 {
     xchg_trial_t *t = &ctx->shim->trials[trial];
-    int c = t->settled      ? t->winner
-            : t->confirming ? (t->calls % 2 ? t->confirm_cand : 0)
-                            : t->calls % t->ncand;
+    int c = t->settled ? t->winner : block_cand(t), sample = t->calls % LEARN_ROUNDS - 1;
     uint64_t ns;
 
     if (xchg_config.test_skew) /* a different distortion on every rank and candidate */
@@ -569,18 +581,13 @@ int xchg_learn_record(xchg_ctx_t *ctx, int trial, double seconds)
     ns = seconds > 0 ? (uint64_t)(seconds * 1e9) + 1 : 1;
     if (t->settled) /* a watched call of the settled winner */
         return watch_record(ctx, t, seconds >= 0 ? ns : UINT64_MAX / 2);
-    if (t->confirming) {
-        t->ns[c][t->calls / 2] = seconds >= 0 ? ns : UINT64_MAX / 2;
-        if (++t->calls < 2 * XCHG_LEARN_SAMPLES)
-            return MPI_SUCCESS;
-        return confirm(ctx, t);
-    }
-    if (t->calls >= t->ncand && !t->far_ns[c][0]) /* the first round is a warm-up */
-        t->ns[c][t->calls / t->ncand - 1] = seconds >= 0 ? ns : UINT64_MAX / 2;
+    /* the first call of a block is its warm-up; a far candidate's block ran the winner */
+    if (sample >= 0 && (t->confirming || !t->far_ns[c][0]))
+        t->ns[c][sample] = seconds >= 0 ? ns : UINT64_MAX / 2;
     t->calls++;
-    if (t->calls < t->ncand * LEARN_ROUNDS)
-        return MPI_SUCCESS;
-    return settle(ctx, t);
+    if (t->confirming)
+        return t->calls < 2 * LEARN_ROUNDS ? MPI_SUCCESS : confirm(ctx, t);
+    return t->calls < t->ncand * LEARN_ROUNDS ? MPI_SUCCESS : settle(ctx, t);
 }
 
 void xchg_learn_write(void)

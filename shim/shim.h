@@ -116,7 +116,8 @@ typedef struct xchg_trial {
     int settled;
     int ncand;
     xchg_choice_t cand[XCHG_LEARN_MAX]; /* cand[0] is native */
-    int calls;                          /* calls of the trial so far */
+    int calls;                          /* calls of the trial so far (blocks of 1 + XCHG_LEARN_SAMPLES per
+                                           candidate) */
     uint64_t ns[XCHG_LEARN_MAX][XCHG_LEARN_SAMPLES]; /* this rank's counted times */
     int winner;
     int close;          /* the last trial was a close call (shim/learn.c, LEARN_TOSSUP) */
@@ -135,8 +136,8 @@ typedef struct xchg_trial {
                                            timed (shim/learn.c, LEARN_FAR) */
     int floor_cand, floor_trials;   /* the winner the watch found drifted, and the trials its */
     uint64_t floor_ns;              /* watched median still stands in as its least time */
-    /* the confirmation of a close verdict (shim/learn.c): native and the provisional winner
-     * alternate for XCHG_LEARN_SAMPLES calls each */
+    /* the confirmation of a close verdict (shim/learn.c): a block of the provisional winner's
+     * calls, then one of native's */
     int confirming, confirm_cand;
     uint64_t trial_ns[2 * XCHG_LEARN_MAX]; /* the trial's agreed values meanwhile */
 } xchg_trial_t;

@@ -26,8 +26,8 @@
  *    comma); for auto, the algorithm auto ran and its parameters (auto_choice); "fallback"
  *    when the algorithm cannot serve the call (the library then runs auto's choice).
  *  - Timing (tool_common.h): --warmup untimed calls (default 40, so that a library that learns
- *    from the first calls of a shape has settled: xchg's trials take up to 34 calls), then as many iterations as fit in --time-ms
- *    (at least --min-iters, at most --max-iters); every iteration starts after a barrier and
+ *    from the first calls of a shape has settled: xchg's trials take up to 36 calls), then as
+ *    many iterations as fit in --time-ms (at least --min-iters, at most --max-iters); every iteration starts after a barrier and
  *    counts the slowest rank's time for the call (per-iteration MAX over ranks); min, median
  *    and max over the iterations, in microseconds. --rounds R splits that into R turns per
  *    spec, the specs of one block taking turns (A B A B ...; each later turn after one untimed
