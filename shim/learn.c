@@ -34,13 +34,13 @@
  * shape is learned again (the load on a machine changes, and a trial taken under a burst of
  * noise may have settled wrong), and every further trial waits RELEARN_GROWTH times longer, so
  * a wrong choice lasts at most RELEARN_FIRST calls and a right one costs less and less. A
- * close call (an xchg winner with native within LEARN_TOSSUP of it) waits RELEARN_FIRST calls
- * every time: there the order can flip with the machine's state (shm against Open MPI's
- * single-copy alltoall at 64 KiB on 8 ranks read 250 to 865 us from one minute to the next on
- * the shared VM), and the program would then run slower than native without it. A native
- * winner with an xchg candidate close behind is not: a flip there costs only a gain not yet
- * taken, while every trial runs the slower candidates too (on the emulated cluster, where all
- * candidates tie at small blocks, trials every 128 calls showed in the medians).
+ * close call (an xchg winner with native within LEARN_TOSSUP of it) waits as long: its verdict
+ * was confirmed (below), and where the machine's state turns the order (shm against Open
+ * MPI's single-copy alltoall at 64 KiB on 8 ranks read 250 to 865 us from one minute to the
+ * next on the shared VM) the watch (below) sees its winner become slower than native was.
+ * Before the confirmation and the watch, close calls were learned again every RELEARN_FIRST
+ * calls, every time: 36 trial calls, most of them of other candidates, in every 164 calls of
+ * such a shape.
  *
  * A close verdict is confirmed before it stands: when an xchg candidate wins with native within
  * LEARN_TOSSUP of it, that winner and then native run one more block each (the winner first,
@@ -107,9 +107,8 @@
 #define LEARNED_MAX 256        /* settled shapes remembered for XCHG_LEARN=FILE */
 #define CANDIDATE_SPAN 2.0     /* candidates: predicted within this factor of the best prediction */
 #define WIDE_SPAN 4.0          /* free slots: other schedules predicted within this factor */
-#define LEARN_TOSSUP 1.25      /* a winner less than this much faster than the other side's best
-                                  (native, or the best xchg candidate) is learned again after
-                                  RELEARN_FIRST calls every time: the order may flip */
+#define LEARN_TOSSUP 1.25      /* an xchg winner less than this much faster than native is
+                                  confirmed by one more block of each before it stands */
 #define LEARN_FAR 8.0          /* a candidate this many times slower than the winner is not timed
                                   again in the next trial: its last times are reused */
 #define WATCH_FIRST 17         /* a settled winner is timed every this many calls, */
@@ -365,8 +364,6 @@ static void announce(const xchg_ctx_t *ctx, const xchg_trial_t *t, const uint64_
                        sizeof text);
     fprintf(stderr, "%s %s %s [%s]", line, label, xchg_algos[t->cand[t->winner].algo].name,
             text);
-    if (t->close && !t->confirming)
-        fprintf(stderr, " (close: again after %d calls)", RELEARN_FIRST);
     fputc('\n', stderr);
     fflush(stderr);
 }
@@ -413,12 +410,8 @@ static void settle_on(xchg_ctx_t *ctx, xchg_trial_t *t, const uint64_t *agreed)
         t->far_ns[c][0] = far ? agreed[c] : 0;
         t->far_ns[c][1] = far ? agreed[t->ncand + c] : 0;
     }
-    /* a close call (an xchg winner with native within LEARN_TOSSUP of it) is checked again
-     * soon, every time: a change in the machine's load or state can reverse them, and then the
-     * choice must not outlive that by thousands of calls (file header) */
     rival = t->winner > 0 ? 0 : best;
-    t->close = t->winner > 0 && (double)agreed[0] < LEARN_TOSSUP * (double)agreed[t->winner];
-    t->relearn = t->relearn == 0 || t->close                  ? RELEARN_FIRST
+    t->relearn = t->relearn == 0                              ? RELEARN_FIRST
                  : t->relearn >= RELEARN_MAX / RELEARN_GROWTH ? RELEARN_MAX
                                                               : t->relearn * RELEARN_GROWTH;
     t->countdown = t->relearn;
@@ -517,8 +510,6 @@ static int confirm(xchg_ctx_t *ctx, xchg_trial_t *t)
                 xchg_coll_name(t->coll), ctx->size, lo, hi, got[0] / 1e3, got[2] / 1e3,
                 xchg_algos[t->cand[w].algo].name, text, got[1] / 1e3, got[3] / 1e3,
                 t->winner ? "confirmed" : "native");
-        if (t->close)
-            fprintf(stderr, " (close: again after %d calls)", RELEARN_FIRST);
         fputc('\n', stderr);
         fflush(stderr);
     }

@@ -116,13 +116,12 @@ typedef struct xchg_trial {
     int settled;
     int ncand;
     xchg_choice_t cand[XCHG_LEARN_MAX]; /* cand[0] is native */
-    int calls;                          /* calls of the trial so far (blocks of 1 + XCHG_LEARN_SAMPLES per
-                                           candidate) */
+    int calls;                          /* calls of the trial so far (a block of
+                                           1 + XCHG_LEARN_SAMPLES per candidate) */
     uint64_t ns[XCHG_LEARN_MAX][XCHG_LEARN_SAMPLES]; /* this rank's counted times */
     int winner;
-    int close;          /* the last trial was a close call (shim/learn.c, LEARN_TOSSUP) */
-    unsigned relearn;   /* calls between settling and the next trial (grows 8 times a trial,
-                           but not after a close call) */
+    unsigned relearn;   /* calls between settling and the next trial (grows 8 times a
+                           trial) */
     unsigned countdown; /* calls left before the next trial */
     /* the watch (shim/learn.c): one call in watch_every of the settled shape is timed */
     unsigned watch_every, watch_in; /* 0: not watched (native was the only candidate) */
