@@ -44,8 +44,10 @@
  *
  * A close verdict is confirmed before it stands: when an xchg candidate wins with native within
  * LEARN_TOSSUP of it, that winner and then native run one more block each (the winner first,
- * so that load that drifts over the trial and its confirmation does not favour one side), and the ranks agree on those calls' times (one more reduction of 4 values); the winner
- * keeps the shape only if it beats native by the same rules on them, else native takes it. Where
+ * so that load that drifts over the trial and its confirmation does not favour one side), and
+ * the ranks agree on those calls' times (one more reduction of 4 values); the winner keeps the
+ * shape only if it beats native by the same rules on them (a watched floor, below, included),
+ * else native takes it. Where
  * the two tie and the calls scatter (8 ranks on 2 cores: single calls of one collective 20 to
  * 60 us apart), one trial's 5 calls pass the rules by luck often enough that every run had a
  * cell or two where an xchg algorithm that ties native ran 5 to 10 % slower than it in the
@@ -249,7 +251,7 @@ static int block_cand(const xchg_trial_t *t)
 {
     int block = t->calls / LEARN_ROUNDS;
     if (t->confirming)
-        return block == 0 ? t->confirm_cand : 0;
+        return block == 0 ? t->winner : 0;
     return block;
 }
 
@@ -387,6 +389,16 @@ static int agree_times(xchg_ctx_t *ctx, xchg_trial_t *t, uint64_t *agreed)
     return xchg_agree_max(ctx, agreed, 2 * t->ncand);
 }
 
+/* A drifted winner's steady time, as the watch saw it, as candidate c's least time while its
+ * FLOOR_TRIALS last (median and second slowest call). */
+static void apply_floor(const xchg_trial_t *t, int c, uint64_t *median, uint64_t *second)
+{
+    if (t->floor_trials <= 0 || c != t->floor_cand)
+        return;
+    *median = *median > t->floor_ns ? *median : t->floor_ns;
+    *second = *second > t->floor_ns ? *second : t->floor_ns;
+}
+
 /* Whether candidate c beats native by the rules (settle): its median below LEARN_MARGIN times
  * native's, and its second slowest counted call below native's median. */
 static int beats_native(const xchg_trial_t *t, const uint64_t *agreed, int c)
@@ -405,6 +417,8 @@ static void settle_on(xchg_ctx_t *ctx, xchg_trial_t *t, const uint64_t *agreed)
             best = c;
     t->settled = 1;
     t->confirming = 0;
+    if (t->floor_trials > 0)
+        t->floor_trials--;
     for (int c = 0; c < t->ncand; c++) {
         int far = c != t->winner && (double)agreed[c] > LEARN_FAR * (double)agreed[t->winner];
         t->far_ns[c][0] = far ? agreed[c] : 0;
@@ -453,10 +467,8 @@ static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
         }
     }
     if (t->floor_trials > 0) { /* a drifted winner: its steady time as seen by the watch */
-        int f = floored = t->floor_cand;
-        t->floor_trials--;
-        agreed[f] = agreed[f] > t->floor_ns ? agreed[f] : t->floor_ns;
-        agreed[t->ncand + f] = agreed[t->ncand + f] > t->floor_ns ? agreed[t->ncand + f] : t->floor_ns;
+        floored = t->floor_cand;
+        apply_floor(t, floored, &agreed[floored], &agreed[t->ncand + floored]);
     }
     /* the winner: the fastest of the xchg candidates that beat native by the rules (one whose
      * median is best but whose calls scatter does not hide one that passes) */
@@ -465,8 +477,7 @@ static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
         if (beats_native(t, agreed, c) && (t->winner == 0 || agreed[c] < agreed[t->winner]))
             t->winner = c;
     if (t->winner > 0 && (double)agreed[0] < LEARN_TOSSUP * (double)agreed[t->winner]) {
-        t->confirming = 1;
-        t->confirm_cand = t->winner;
+        t->confirming = 1; /* t->winner is the provisional winner meanwhile */
         t->calls = 0;
         memcpy(t->trial_ns, agreed, sizeof agreed);
     } else {
@@ -481,10 +492,10 @@ static int settle(xchg_ctx_t *ctx, xchg_trial_t *t)
  * a verdict that a few lucky calls gave, where the two tie and the calls scatter, must come
  * out again from calls of their own: the winner keeps the shape only if it beats native by
  * the same rules on them, else native does. Their agreed times replace the trial's for the
- * two. */
+ * two (a drifted winner's watched floor still stands). */
 static int confirm(xchg_ctx_t *ctx, xchg_trial_t *t)
 {
-    int w = t->confirm_cand, rc;
+    int w = t->winner, rc;
     xchg_trial_t two = {.ncand = 2};
     uint64_t got[4], *agreed = t->trial_ns;
 
@@ -493,6 +504,7 @@ static int confirm(xchg_ctx_t *ctx, xchg_trial_t *t)
     rc = agree_times(ctx, &two, got);
     if (rc != MPI_SUCCESS)
         return rc;
+    apply_floor(t, w, &got[1], &got[3]);
     t->winner = beats_native(&two, got, 1) ? w : 0;
     agreed[0] = got[0];
     agreed[w] = got[1];
@@ -506,11 +518,10 @@ static int confirm(xchg_ctx_t *ctx, xchg_trial_t *t)
         xchg_params_format(&xchg_algos[t->cand[w].algo], &t->cand[w].params, text, sizeof text);
         fprintf(stderr,
                 "xchg: confirm %s p=%d block=%zu-%zu: native %.2fus (second slowest %.2fus), "
-                "%s[%s] %.2fus (second slowest %.2fus) -> %s",
+                "%s[%s] %.2fus (second slowest %.2fus) -> %s\n",
                 xchg_coll_name(t->coll), ctx->size, lo, hi, got[0] / 1e3, got[2] / 1e3,
                 xchg_algos[t->cand[w].algo].name, text, got[1] / 1e3, got[3] / 1e3,
                 t->winner ? "confirmed" : "native");
-        fputc('\n', stderr);
         fflush(stderr);
     }
     return MPI_SUCCESS;

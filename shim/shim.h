@@ -136,8 +136,8 @@ typedef struct xchg_trial {
     int floor_cand, floor_trials;   /* the winner the watch found drifted, and the trials its */
     uint64_t floor_ns;              /* watched median still stands in as its least time */
     /* the confirmation of a close verdict (shim/learn.c): a block of the provisional winner's
-     * calls, then one of native's */
-    int confirming, confirm_cand;
+     * (winner) calls, then one of native's */
+    int confirming;
     uint64_t trial_ns[2 * XCHG_LEARN_MAX]; /* the trial's agreed values meanwhile */
 } xchg_trial_t;
 
