@@ -148,8 +148,9 @@ bench-cluster: deps
 	@$(MAKE) --no-print-directory all
 	@MPI=$(MPI) BUILD=$(BUILD) scripts/bench_cluster.sh
 
-# The simulator and the projections (sim/, issue 15) bring their own rules.
--include $(wildcard sim/*.mk)
+# The simulator and the projections (sim/) bring their own rules; so do the topics under mk/
+# (one file each: fuzzing, sanitizers, installation, benchmarks of applications).
+-include $(wildcard sim/*.mk mk/*.mk)
 
 fmt:
 	clang-format -i $(wildcard shim/*.[ch] algos/*.[ch] algos/sched/*.[ch] tuning/*.[ch] \
