@@ -40,8 +40,7 @@ static void ctx_free(xchg_ctx_t *ctx)
     if (!ctx)
         return;
     xchg_shm_free(ctx);
-    if (ctx->comm != MPI_COMM_NULL)
-        PMPI_Comm_free(&ctx->comm);
+    xchg_channel_detach(ctx);
     xchg_scratch_free(ctx);
     free(ctx->reqs);
     free(ctx->node_of);
@@ -328,15 +327,15 @@ static int ctx_open(xchg_ctx_t *ctx, MPI_Comm comm)
 {
     int rc, over = 0, shared = 0, node_shared = 0;
 
-    rc = PMPI_Comm_dup(comm, &ctx->comm);
-    if (rc != MPI_SUCCESS)
+    ctx->user = comm;
+    rc = xchg_channel_attach(ctx, comm);
+    if (rc != MPI_SUCCESS || ctx->passthrough)
         return rc;
-    PMPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
     ctx->inner_alltoall = xchg_alltoall_select_run;
     ctx->shm_reserve = xchg_shm_reserve;
-    PMPI_Comm_size(ctx->comm, &ctx->size);
-    PMPI_Comm_rank(ctx->comm, &ctx->rank);
-    rc = ctx_layout(ctx, ctx->comm, &over, &shared, &node_shared);
+    PMPI_Comm_size(comm, &ctx->size);
+    PMPI_Comm_rank(comm, &ctx->rank);
+    rc = ctx_layout(ctx, comm, &over, &shared, &node_shared);
     if (rc != MPI_SUCCESS)
         return rc;
     ctx_topo(ctx, comm, shared, node_shared);
