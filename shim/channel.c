@@ -50,6 +50,7 @@ typedef struct xchg_channel {
     int refs;     /* contexts on it, and attachments in progress that proposed it */
     int nused;    /* slots taken on this rank */
     uint64_t used[SLOT_WORDS];
+    xchg_learning_t *learning; /* its contexts' learning domain (shim/learn.c), or NULL */
     struct xchg_channel *next;
 } xchg_channel_t;
 
@@ -109,6 +110,7 @@ static void release(xchg_channel_t *c)
     if (last) {
         PMPI_Comm_free(&c->comm);
         PMPI_Group_free(&c->group);
+        free(c->learning);
         free(c);
     }
 }
@@ -268,4 +270,18 @@ int xchg_channel_count(void)
     n = nchannels;
     pthread_mutex_unlock(&lock);
     return n;
+}
+
+xchg_learning_t *xchg_channel_learning(xchg_ctx_t *ctx)
+{
+    xchg_channel_t *c = ctx->channel;
+    xchg_learning_t *dom;
+    if (!c)
+        return NULL;
+    pthread_mutex_lock(&lock);
+    if (!c->learning)
+        c->learning = xchg_learning_new();
+    dom = c->learning;
+    pthread_mutex_unlock(&lock);
+    return dom;
 }

@@ -400,6 +400,15 @@ xchg_ctx_t *xchg_ctx_get(MPI_Comm comm, int *rc)
     return ctx;
 }
 
+int xchg_world_layout(const int **node_of, int *size)
+{
+    if (!world_ready)
+        return -1;
+    *node_of = world_node;
+    *size = world_size;
+    return 0;
+}
+
 void xchg_ctx_finalize(void)
 {
     if (ctx_keyval == MPI_KEYVAL_INVALID)
