@@ -191,8 +191,8 @@ run() {
 
 echo "== compare: $mpi, $ranks ranks${cluster:+ on nodes $cluster at $rate}, $repeat repetitions," \
     "blocks $sizes, xchg environment: ${user_env[*]:-none (defaults)}"
-echo "   native: ${xchgrun[*]} --native ${launch[*]} $harness"
-echo "   xchg:   ${user_env[*]:+${user_env[*]} }${xchgrun[*]} ${launch[*]} $harness (XCHG_LIB=$lib)"
+echo "   native: ${xchgrun[*]} --native ${launch[*]:+${launch[*]} }$harness"
+echo "   xchg:   ${user_env[*]:+${user_env[*]} }${xchgrun[*]} ${launch[*]:+${launch[*]} }$harness (XCHG_LIB=$lib)"
 roles=(native xchg)
 [ "$control" = 1 ] && roles+=(control)
 for ((r = 1; r <= repeat; r++)); do
