@@ -77,8 +77,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     int rc;
     if (!next)
         next = (alltoallv_fn)next_symbol("MPI_Alltoallv");
-    rc = next(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
-              comm);
+    rc = next(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     seconds[ALLTOALLV] += PMPI_Wtime() - start;
     calls[ALLTOALLV]++;
     return rc;
