@@ -25,6 +25,8 @@ static void setup(void)
     for (int coll = 0; coll < XCHG_NCOLLS; coll++)
         native_choice[coll].algo = xchg_algo_find(coll, "native");
     xchg_config_load();
+    if (xchg_config.verbose)
+        xchg_version_say();
     if (!xchg_config.disable)
         xchg_ctx_world_init();
 }
