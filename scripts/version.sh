@@ -16,7 +16,7 @@ root=$(cd "$(dirname "$0")/.." && pwd -P)
 
 release=""
 if [ -r "$root/VERSION" ]; then
-    release=$(head -n 1 "$root/VERSION" | tr -d ' \t\r')
+    release=$(sed -n '1{s/^[[:space:]]*//;s/[[:space:]]*$//;p;}' "$root/VERSION")
 fi
 case $release in
 "" | *[!0-9A-Za-z.~-]*)
