@@ -48,7 +48,14 @@ typedef struct xchg_shm {
 /* Per-communicator context, created on the first intercepted collective and cached on the
  * user's communicator with an attribute (shim/context.c). */
 typedef struct xchg_ctx {
-    MPI_Comm comm; /* private duplicate: every message of the library goes here */
+    MPI_Comm comm; /* the private channel (shim/channel.c): every message of the library goes
+                      here, with the context's own tag; it may be shared with other contexts of
+                      the same group, so never call a collective on it */
+    int tag;       /* the tag of this context's messages on comm */
+    int slot;      /* its slot on the channel (tag = 2 slot) */
+    struct xchg_channel *channel; /* opaque to algorithms */
+    MPI_Comm user;  /* the user's communicator: only for the MPI library's own collectives
+                       (native nested calls), never for point-to-point messages */
     int rank;
     int size;
     /* node layout: nodes numbered 0.. in order of their lowest rank in this communicator */

@@ -325,10 +325,11 @@ int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf
         chosen = d->params;
     }
     if (!xchg_algo_impl(algo)) {
-        /* native: the MPI library's alltoall on the private communicator */
+        /* native: the MPI library's alltoall on the user's communicator (the private channel
+         * may be shared with other communicators, so no collective runs on it) */
         if (block_bytes <= (size_t)INT32_MAX)
             return PMPI_Alltoall(sendbuf, (int)block_bytes, MPI_BYTE, recvbuf, (int)block_bytes,
-                                 MPI_BYTE, ctx->comm);
+                                 MPI_BYTE, ctx->user);
         algo = xchg_algo_find(XCHG_ALLTOALL, "pairwise");
         memset(&chosen, 0, sizeof chosen);
         xchg_algos[algo].cost(&call, &xchg_config.machine, &chosen);

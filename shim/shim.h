@@ -83,6 +83,12 @@ static inline xchg_ctx_t *xchg_ctx_cached(MPI_Comm comm)
                : NULL;
 }
 void xchg_ctx_finalize(void);   /* free the contexts of COMM_WORLD and COMM_SELF */
+/* channel.c: attach a new context to a private channel for comm's group with a tag of its own
+ * (collective over comm; every rank ends on the same channel and slot, or with ctx->passthrough
+ * set when none can be had); detach it when the context goes. */
+int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm);
+void xchg_channel_detach(xchg_ctx_t *ctx);
+int xchg_channel_count(void); /* channels this process holds */
 /* shm.c: a context's shared segment (xchg_ctx_t.shm_reserve; collective), and its release */
 int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes);
 void xchg_shm_free(xchg_ctx_t *ctx);
