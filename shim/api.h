@@ -10,6 +10,8 @@
 #include "../tuning/registry.h"
 #include "../tuning/table.h"
 
+/* The version of this build: VERSION plus the git commit, e.g. "0.9.0+f691226" (shim/version.c). */
+const char *xchg_version(void);
 /* Read the environment once (idempotent; MPI_Init does it). Reports bad values on world rank 0. */
 void xchg_config_load(void);
 /* XCHG_DISABLE=1: every call is the MPI library's own */

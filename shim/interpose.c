@@ -71,6 +71,8 @@ static void setup(void)
     xchg_config_load();
     if (xchg_config.disable)
         return;
+    if (xchg_config.verbose)
+        xchg_version_say();
     xchg_ctx_world_init();
     machine_setup();
 }

@@ -281,5 +281,6 @@ void xchg_stats_report(void); /* collective over MPI_COMM_WORLD, from MPI_Finali
 /* world rank, for messages that only rank 0 prints */
 extern int xchg_world_rank;
 void xchg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void xchg_version_say(void); /* XCHG_VERBOSE=1: "xchg VERSION: MPI, ranks, file" (version.c) */
 
 #endif

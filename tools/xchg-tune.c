@@ -150,7 +150,7 @@ static int job_nodes;
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: mpiexec -n N xchg-tune [options]\n"
+    fprintf(out, "usage: mpiexec -n N xchg-tune [options]   (xchg-tune --version: its version)\n"
                  "  -o FILE           write the table to FILE (default: standard output)\n"
                  "  --sizes 2,4,8     communicator sizes of the table (default: 2 .. N)\n"
                  "  --max-bytes SIZE  largest block-size bucket (default 4M; K, M, G allowed)\n"
@@ -1488,6 +1488,11 @@ int main(int argc, char **argv)
     double start, model_seconds, native_seconds;
     char mpi_name[64], load[32];
 
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--version") == 0) { /* before MPI_Init: no launcher needed */
+            printf("xchg-tune %s\n", xchg_version());
+            return 0;
+        }
     MPI_Init(&argc, &argv);
     start = MPI_Wtime();
     read_load(load, sizeof load);
