@@ -61,10 +61,6 @@ not_passed() {
     fi
 }
 
-# verdict NAME LOG WHY: pass the case when WHY is empty, else fail it with WHY
-verdict() {
-    if [ -z "$3" ]; then pass "$1" "$start"; else fail "$1" "$3" "$2"; fi
-}
 
 if [ -x "$learn_prog" ]; then
     name="learn_check p=2 natively"
