@@ -31,7 +31,11 @@ int xchg_api_table_rules(void);
  * would: problems reported on world rank 0 with file and line, its machine constants (else
  * the defaults) and native curves used from now on. xchg_table_load's value (-1: unusable). */
 int xchg_api_load_table(const char *path);
-/* Forget the tuning table's rules and curves: decisions by the models alone from now on (the
+/* Write table (with comment) as this machine's and layout's table in the per-user cache
+ * (shim/cache.c), world rank 0 only; *path names the file (NULL when the cache is off:
+ * XCHG_CACHE=0, XCHG_TUNING set, or no home directory). 0, or -1 when it was not written. */
+int xchg_api_cache_write(const xchg_table_t *table, const char *comment, const char **path);
+/* Forget the tuning table's rules and curves (the cache's too): decisions by the models alone from now on (the
  * machine constants stay as they are). */
 void xchg_api_drop_table(void);
 /* The decision for a call shape, uncached: forced > table > model. Completes params; reason

@@ -340,6 +340,7 @@ int xchg_api_load_table(const char *path)
 void xchg_api_drop_table(void)
 {
     xchg_table_free(&xchg_config.table);
+    xchg_table_free(&xchg_config.cache);
     xchg_config.machine.native = NULL;
     xchg_select_forget();
 }
@@ -391,4 +392,15 @@ const xchg_impl_t *xchg_algo_impl(int index)
     if (!__atomic_load_n(&bound_done, __ATOMIC_ACQUIRE))
         xchg_algo_bind();
     return index >= 0 && index < xchg_nalgos && index < XCHG_REGISTRY_MAX ? bound[index] : NULL;
+}
+
+int xchg_api_cache_write(const xchg_table_t *table, const char *comment, const char **path)
+{
+    int rc;
+    *path = xchg_config.cache_path[0] ? xchg_config.cache_path : NULL;
+    if (!xchg_config.cache_on || !*path)
+        return -1;
+    rc = xchg_cache_write(table, comment);
+    xchg_config.cache_on = 0; /* MPI_Finalize must not store this run's state over it */
+    return rc;
 }

@@ -151,7 +151,9 @@ static int job_nodes;
 static void usage(FILE *out)
 {
     fprintf(out, "usage: mpiexec -n N xchg-tune [options]   (xchg-tune --version: its version)\n"
-                 "  -o FILE           write the table to FILE (default: standard output)\n"
+                 "  -o FILE           write the table to FILE (- : standard output); without -o\n"
+                 "                    it goes to the per-user cache, where every program run\n"
+                 "                    with xchg on this machine and layout finds it\n"
                  "  --sizes 2,4,8     communicator sizes of the table (default: 2 .. N)\n"
                  "  --max-bytes SIZE  largest block-size bucket (default 4M; K, M, G allowed)\n"
                  "  --verify          time the model's best candidates (and its best with k=1)\n"
@@ -1425,13 +1427,24 @@ static void make_comment(char *comment, size_t len, const options_t *opt, const 
                              : "cheapest cost model, native at its measured time");
 }
 
-/* Write the table to -o FILE or standard output; 0, or 1 when that failed (reported). */
+/* Write the table to -o FILE, standard output (-o -) or, without -o, the per-user cache; 0, or
+ * 1 when that failed (reported). */
 static int write_table(const options_t *opt, const xchg_table_t *table, const char *comment)
 {
     FILE *out = stdout;
     int status = 0;
 
-    if (opt->out_path) {
+    if (!opt->out_path) {
+        const char *path = NULL;
+        if (xchg_api_cache_write(table, comment, &path) != 0) {
+            fprintf(stderr, "xchg-tune: the table could not go to the cache (%s); give -o FILE\n",
+                    path ? path : "the cache is off: XCHG_CACHE=0, XCHG_TUNING set, or no home");
+            return 1;
+        }
+        fprintf(info, "xchg-tune: the table is in the cache: %s\n", path);
+        return 0;
+    }
+    if (strcmp(opt->out_path, "-") != 0) {
         out = fopen(opt->out_path, "w");
         if (!out) {
             fprintf(stderr, "xchg-tune: cannot write %s\n", opt->out_path);
@@ -1506,7 +1519,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return status < 0 ? 2 : 0;
     }
-    info = opt.out_path ? stdout : stderr;
+    info = opt.out_path && strcmp(opt.out_path, "-") == 0 ? stderr : stdout;
     tool_mpi_name(mpi_name, sizeof mpi_name);
     if (xchg_api_disabled()) {
         if (world_rank == 0)
