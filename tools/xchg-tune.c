@@ -135,7 +135,7 @@ typedef struct series {
 
 /* What --verify found, over all cells. */
 typedef struct verify_summary {
-    int cells, model_first_best, model_first_within10, native_best;
+    int cells, model_first_best, model_first_within5, model_first_within10, native_best;
     /* timed candidates that have a model: |predicted - measured| / measured, over all cells
      * and over the cells whose ranks all had a processing unit; measured / predicted */
     series_t errors, errors_fitting, ratios;
@@ -651,6 +651,8 @@ static int verify_cell(int coll, int p, size_t bytes, candidate_t *cands, int nc
         const candidate_t *first = &cands[0];
         if (best == 0)
             s->model_first_best++;
+        if (first->measured > 0 && first->measured <= 1.05 * cands[best].measured)
+            s->model_first_within5++;
         if (first->measured > 0 && first->measured <= 1.1 * cands[best].measured)
             s->model_first_within10++;
         if (first->measured > 0)
@@ -1373,9 +1375,11 @@ static void report_verify(verify_summary_t *summary)
 {
     fprintf(info,
             "verify: the model's first choice was the measured best in %d of %d cells "
-            "(%.0f%%), within 10%% of it in %d (%.0f%%); native was best in %d\n",
+            "(%.0f%%), within 5%% of it in %d (%.0f%%), within 10%% in %d (%.0f%%); native was "
+            "best in %d\n",
             summary->model_first_best, summary->cells,
-            100.0 * summary->model_first_best / summary->cells, summary->model_first_within10,
+            100.0 * summary->model_first_best / summary->cells, summary->model_first_within5,
+            100.0 * summary->model_first_within5 / summary->cells, summary->model_first_within10,
             100.0 * summary->model_first_within10 / summary->cells, summary->native_best);
     fprintf(info,
             "verify: median relative error of the model %.0f%% (%d timings; %.0f%% "
