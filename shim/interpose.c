@@ -67,7 +67,7 @@ static void machine_setup(void)
 static void setup(void)
 {
     for (int coll = 0; coll < XCHG_NCOLLS; coll++)
-        native_choice[coll].algo = xchg_algo_find(coll, "native");
+        native_choice[coll].algo = xchg_native_index(coll);
     xchg_config_load();
     if (xchg_config.disable)
         return;

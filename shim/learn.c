@@ -96,8 +96,7 @@ static int candidates(const xchg_call_t *call, const xchg_choice_t *decided, xch
                       int *first)
 {
     xchg_choice_t ranked[XCHG_MAX_ALGOS], d = *decided;
-    int n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS), native = xchg_algo_find(call->coll,
-                                                                                     "native");
+    int n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS), native = xchg_native_index(call->coll);
     int ncand = 1;
     double best = 0.0;
 

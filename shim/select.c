@@ -115,8 +115,7 @@ int xchg_model_rank(const xchg_call_t *call, xchg_choice_t *ranked, int max)
 static int model_choice(const xchg_call_t *call, xchg_params_t *params)
 {
     xchg_choice_t ranked[XCHG_MAX_ALGOS];
-    int n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS),
-        native = xchg_algo_find(call->coll, "native");
+    int n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS), native = xchg_native_index(call->coll);
     double native_time = INFINITY;
 
     for (int i = 0; i < n; i++)
@@ -362,7 +361,7 @@ int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf
         if (block_bytes <= (size_t)INT32_MAX)
             return PMPI_Alltoall(sendbuf, (int)block_bytes, MPI_BYTE, recvbuf, (int)block_bytes,
                                  MPI_BYTE, ctx->user);
-        algo = xchg_algo_find(XCHG_ALLTOALL, "pairwise");
+        algo = xchg_baseline_index(XCHG_ALLTOALL);
         memset(&chosen, 0, sizeof chosen);
         xchg_algos[algo].cost(&call, &xchg_config.machine, &chosen);
     }

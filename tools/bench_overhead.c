@@ -66,10 +66,11 @@ typedef struct overhead {
     char auto_params[SPEC_LEN];
 } overhead_t;
 
-/* The algorithm that, on a communicator of one rank, is one local copy of one block. */
+/* The algorithm that, on a communicator of one rank, is one local copy of one block: the
+ * collective's baseline (every rank pair's message once, directly; the registry's flag). */
 static const char *self_spec(int coll)
 {
-    return coll == XCHG_ALLGATHER ? "ring" : "pairwise";
+    return xchg_algos[xchg_baseline_index(coll)].name;
 }
 
 static int run_pmpi(const tool_call_t *call, MPI_Comm comm)
@@ -181,7 +182,8 @@ static int overhead_cell(int coll, size_t bytes, const bench_options_t *opt, too
 
     /* (a) and (b): the MPI library alone, and through the shim forced to native (a spec that
      * does not force is an error: xchg_force said why on rank 0) */
-    rc = xchg_force(coll, "native") == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+    rc = xchg_force(coll, xchg_algos[xchg_native_index(coll)].name) == 0 ? MPI_SUCCESS
+                                                                         : MPI_ERR_OTHER;
     if (rc == MPI_SUCCESS)
         rc = overhead_phase(opt, against_pmpi, world, self, (double *[2]){t[T_PMPI], t[T_NATIVE]});
     /* (c): the shim on MPI_COMM_SELF, where the algorithm is one copy, and that copy alone */

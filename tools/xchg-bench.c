@@ -297,7 +297,7 @@ static int parse_options(int argc, char **argv, bench_options_t *opt)
 static int default_specs(int coll, char specs[][SPEC_LEN])
 {
     int n = 0;
-    snprintf(specs[n++], SPEC_LEN, "native");
+    snprintf(specs[n++], SPEC_LEN, "%s", xchg_algos[xchg_native_index(coll)].name);
     snprintf(specs[n++], SPEC_LEN, "auto");
     for (int i = 0; i < xchg_nalgos && n < MAX_SPECS; i++) {
         const xchg_algo_t *a = &xchg_algos[i];

@@ -735,7 +735,8 @@ static void time_native(int coll, int s, int b, tool_call_t *call, MPI_Comm comm
     double wall, budget = opt->verify ? (opt->quick ? 0.004 : 0.02) : (opt->quick ? 0.002 : 0.005);
 
     pass->times[cell_at(opt, pass->nbuckets, coll, s, b)] =
-        time_spec(coll, "native", pass->buckets[b], budget, opt, call, comm, &wall);
+        time_spec(coll, xchg_algos[xchg_native_index(coll)].name, pass->buckets[b], budget, opt,
+                  call, comm, &wall);
     pass->seconds += wall;
 }
 
@@ -1501,7 +1502,7 @@ int main(int argc, char **argv)
             for (int b = 0; b < nbuckets; b++) {
                 cell_t *cell = &cells[cell_at(&opt, nbuckets, coll, s, b)];
                 int n = enumerate(coll, opt.sizes[s], &cell_topo[s], buckets[b], &machine, cands);
-                cell->algo = n > 0 ? cands[0].algo : xchg_algo_find(coll, "native");
+                cell->algo = n > 0 ? cands[0].algo : xchg_native_index(coll);
                 cell->params = n > 0 ? cands[0].params : (xchg_params_t){0};
                 cell->predicted = n > 0 ? cands[0].predicted : INFINITY;
                 native_chosen += xchg_algos[cell->algo].native;

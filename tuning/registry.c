@@ -5,8 +5,10 @@
  * algos/impls.c; "native" (native = 1) is the MPI library's own collective and has none.
  * Every tool and table works from these entries: spec parsing and formatting (here), the
  * tuning table (table.c), xchg-tune's candidates (xchg_params_variants), xchg-bench's specs,
- * xchg-sched's arguments and the README's tables (xchg_registry_markdown, xchg-decide
- * --markdown, checked against README.md by the suite).
+ * xchg-sched's arguments and subcommands and the README's tables (xchg_registry_markdown,
+ * xchg-decide --markdown, checked against README.md by the suite). Code outside this file
+ * names no algorithm: it finds entries by their flags (xchg_native_index, xchg_baseline_index,
+ * the schedule field) or by a name it was given (sim/project.c's account of MPICH's choices).
  * Adding an algorithm: an entry below (new keys: a descriptor and a field of xchg_params_t),
  * its binding in algos/impls.c (README.md, "Adding an algorithm").
  */
@@ -126,6 +128,7 @@ const xchg_algo_t xchg_algos[] = {
         .description = "p-1 steps, step s sends to rank+s and receives from rank-s, k steps in "
                        "flight (the r = p case of the radix index algorithm)",
         .source = "baseline",
+        .baseline = 1,
     },
     {
         .name = "radix",
@@ -137,6 +140,7 @@ const xchg_algo_t xchg_algos[] = {
                        "steps, k steps per round; C1 = ceil((r-1)/k) ceil(log_r p); r = 2 "
                        "minimises rounds, r = p moves each block once",
         .source = "Bruck et al. 1997, Section 3, Appendix A",
+        .schedule = XCHG_SCHEDULE_RADIX,
     },
     {
         .name = "hier",
@@ -154,6 +158,7 @@ const xchg_algo_t xchg_algos[] = {
             "intra-node work at the intra-node ones); with one level of constants auto does not "
             "pick it",
         .source = "Sanders, Träff, Fig. 2, Lemma 1, Section 4",
+        .schedule = XCHG_SCHEDULE_HIER,
     },
     {
         .name = "torus",
@@ -176,6 +181,7 @@ const xchg_algo_t xchg_algos[] = {
             "`XCHG_TORUS`; without one the model says INFINITY, so auto never takes it on a "
             "flat communicator. `build/xchg-sched alltoall torus dims=4x4` prints every step",
         .source = "Liu, Gu, Bi, Tu, Dong, Sections III-IV, Fig. 2, Fig. 5, Lemmas 2 and 4",
+        .schedule = XCHG_SCHEDULE_TORUS,
     },
     {
         .name = "shm",
@@ -207,6 +213,7 @@ const xchg_algo_t xchg_algos[] = {
         .cost = xchg_cost_allgather_ring,
         .description = "p-1 rounds around a ring",
         .source = "baseline",
+        .baseline = 1,
     },
     {
         .name = "circulant",
@@ -217,6 +224,7 @@ const xchg_algo_t xchg_algos[] = {
         .description = "concatenation over a circulant graph: ceil(log_{k+1} p) rounds, last "
                        "round partitioned so that C2 = ceil(b(p-1)/k) bytes",
         .source = "Bruck et al. 1997, Section 4, Appendix B",
+        .schedule = XCHG_SCHEDULE_CIRCULANT,
     },
     {
         .name = "shm",
@@ -249,6 +257,7 @@ const xchg_algo_t xchg_algos[] = {
         .description = "as for alltoall, each message with its own size",
         .source = "baseline",
         .no_agreement = 1,
+        .baseline = 1,
     },
     {
         .name = "twophase",
@@ -305,6 +314,22 @@ int xchg_algo_find(int coll, const char *name)
 {
     for (int i = 0; i < xchg_nalgos; i++)
         if (xchg_algos[i].coll == coll && strcmp(xchg_algos[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int xchg_native_index(int coll)
+{
+    for (int i = 0; i < xchg_nalgos; i++)
+        if (xchg_algos[i].coll == coll && xchg_algos[i].native)
+            return i;
+    return -1;
+}
+
+int xchg_baseline_index(int coll)
+{
+    for (int i = 0; i < xchg_nalgos; i++)
+        if (xchg_algos[i].coll == coll && xchg_algos[i].baseline)
             return i;
     return -1;
 }
