@@ -99,6 +99,12 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 int MPI_Finalize(void)
 {
     if (xchg_config.loaded && !xchg_config.disable) {
+        if (xchg_config.verbose && xchg_world_rank == 0) {
+            fprintf(stderr, "xchg: at MPI_Finalize this process holds %d private channels (one "
+                            "context id of the MPI library each)\n",
+                    xchg_channel_count());
+            fflush(stderr);
+        }
         xchg_stats_report();
         xchg_learn_write();
         xchg_cache_store();
