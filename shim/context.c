@@ -339,6 +339,7 @@ static int ctx_open(xchg_ctx_t *ctx, MPI_Comm comm)
     if (rc != MPI_SUCCESS)
         return rc;
     ctx_topo(ctx, comm, shared, node_shared);
+    ctx->one_clock = shared;
     if (xchg_config.verbose && ctx->rank == 0)
         ctx_announce(ctx);
     /* auto: yield when the node is oversubscribed, unless the MPI library's own wait yields

@@ -143,7 +143,7 @@ static int finish(int rc, int coll, const xchg_outcome_t *out, double start, MPI
         if (xchg_config.stats)
             xchg_stats_add(coll, out->algo, &out->params, out->key, now - start);
         if (out->trial >= 0 && rc == MPI_SUCCESS)
-            rc = xchg_learn_record(out->ctx, out->trial, now - out->start);
+            rc = xchg_learn_record(out->ctx, out->trial, out->start, xchg_learn_clock());
     }
     if (rc != MPI_SUCCESS && comm != MPI_COMM_NULL) /* NULL: the MPI library reported it */
         PMPI_Comm_call_errhandler(comm, rc);
