@@ -116,7 +116,7 @@ void xchg_shm_free(xchg_ctx_t *ctx);
 
 /* select.c and learn.c */
 #define XCHG_DECISIONS 64 /* decisions cached per context */
-#define XCHG_SHAPES 16    /* call shapes a learning domain keeps */
+#define XCHG_SHAPES 48    /* call shapes a learning domain keeps (408 bytes each) */
 
 /* Which level of the precedence decided. */
 enum { XCHG_FROM_FORCED, XCHG_FROM_TABLE, XCHG_FROM_CACHE, XCHG_FROM_MODEL, XCHG_FROM_FALLBACK };
