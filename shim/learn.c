@@ -97,7 +97,12 @@ static void add(xchg_lp_cand_t *cand, int *n, const xchg_choice_t *c)
     (*n)++;
 }
 
-/* The shape's candidates (cand[0] native) and the index of the decided choice among them. */
+/* The shape's candidates (cand[0] native) and the index of the one to probe first: the decided
+ * choice when it is an xchg algorithm (a cached verdict, or the models' clear win), else the
+ * models' best priced candidate, native or not. Starting from the best priced one rather than
+ * from native when the models see no clear win costs one probe when native is the faster, and
+ * saves one where an xchg algorithm is, which on one node is most small calls: of a short-lived
+ * shape's few calls, more then run the winner. */
 static int candidates(const xchg_call_t *call, const xchg_choice_t *decided, xchg_lp_cand_t *cand,
                       int *first)
 {
@@ -115,6 +120,8 @@ static int candidates(const xchg_call_t *call, const xchg_choice_t *decided, xch
             best = ranked[i].time;
     }
     *first = 0;
+    if (d.algo == native && n > 0 && ranked[0].algo != native)
+        d = ranked[0];
     if (d.algo != native) {
         d.time = xchg_algos[d.algo].cost(call, &xchg_config.machine, &d.params);
         add(cand, &ncand, &d);
