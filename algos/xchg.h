@@ -68,6 +68,8 @@ typedef struct xchg_ctx {
     int node_pus;   /* processing units hwloc reports for all ranks on this node (whole job) */
     xchg_topo_t topo; /* the summary that selection sees (xchg_call_t.topo) */
     int yield;      /* waiting policy: 1 = MPI_Testall + sched_yield, 0 = MPI_Waitall */
+    int one_clock;  /* every rank runs on one machine (measured, whatever XCHG_NODES says): their
+                       monotonic clocks are one clock */
     int shm_yield;  /* the shm algorithms' waits yield the core (XCHG_WAIT=yield, or auto on an
                        oversubscribed node, whatever the MPI library's own wait does) */
     xchg_shm_t *shm; /* the shared segment, NULL until an shm call needs one */

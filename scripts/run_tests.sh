@@ -37,9 +37,6 @@
 set -uo pipefail
 
 MPI=${MPI:-mpich}
-# No case reads or writes the user's cache of tables (shim/cache.c): a verdict cached by one case
-# would change what the next one runs. The cache's own cases give it a directory of their own.
-export XCHG_CACHE=0
 case $MPI in
 mpich) BUILD=${BUILD:-build} ;;
 openmpi) BUILD=${BUILD:-build/openmpi} ;;
@@ -79,6 +76,9 @@ fi
 for var in $(compgen -e); do
     case $var in XCHG_*) unset "$var" ;; esac
 done
+# No case reads or writes the user's cache of tables (shim/cache.c): a verdict cached by one case
+# would change what the next one runs. The cache's own cases give it a directory of their own.
+export XCHG_CACHE=0
 
 rm -rf "$LOGS"
 mkdir -p "$LOGS"

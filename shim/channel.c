@@ -31,6 +31,7 @@
  * on one channel never match each other's receives, whatever order the ranks call them in.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -209,6 +210,18 @@ static xchg_channel_t *create(MPI_Comm comm, MPI_Group group)
     return c;
 }
 
+/* XCHG_VERBOSE: a new channel, or none (the communicator is then the MPI library's alone). */
+static void announce(int size, int made, const uint64_t *agreed)
+{
+    fprintf(stderr, "xchg: a private channel for a communicator of %d ranks%s (%s)\n", size,
+            made ? "" : " could not be made: the MPI library serves it",
+            agreed[2]                 ? "a rank holds the most channels a process may"
+            : agreed[0] == 0          ? "none yet for its group"
+            : agreed[0] != ~agreed[1] ? "its ranks hold different ones"
+                                      : "no tag slot free on every rank");
+    fflush(stderr);
+}
+
 int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm)
 {
     xchg_channel_t *mine = NULL, *got = NULL;
@@ -234,9 +247,13 @@ int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm)
     }
     if (mine && !got)
         release(mine);
-    if (rc == MPI_SUCCESS && !got && !agreed[2]) {
-        got = create(comm, group);
-        slot = 0;
+    if (rc == MPI_SUCCESS && !got) {
+        if (!agreed[2]) {
+            got = create(comm, group);
+            slot = 0;
+        }
+        if (xchg_config.verbose && ctx->rank == 0)
+            announce(ctx->size, got != NULL, agreed);
     }
     PMPI_Group_free(&group);
     if (rc != MPI_SUCCESS)

@@ -328,17 +328,18 @@ static int ctx_open(xchg_ctx_t *ctx, MPI_Comm comm)
     int rc, over = 0, shared = 0, node_shared = 0;
 
     ctx->user = comm;
+    PMPI_Comm_size(comm, &ctx->size);
+    PMPI_Comm_rank(comm, &ctx->rank);
     rc = xchg_channel_attach(ctx, comm);
     if (rc != MPI_SUCCESS || ctx->passthrough)
         return rc;
     ctx->inner_alltoall = xchg_alltoall_select_run;
     ctx->shm_reserve = xchg_shm_reserve;
-    PMPI_Comm_size(comm, &ctx->size);
-    PMPI_Comm_rank(comm, &ctx->rank);
     rc = ctx_layout(ctx, comm, &over, &shared, &node_shared);
     if (rc != MPI_SUCCESS)
         return rc;
     ctx_topo(ctx, comm, shared, node_shared);
+    ctx->one_clock = shared;
     if (xchg_config.verbose && ctx->rank == 0)
         ctx_announce(ctx);
     /* auto: yield when the node is oversubscribed, unless the MPI library's own wait yields

@@ -99,6 +99,12 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 int MPI_Finalize(void)
 {
     if (xchg_config.loaded && !xchg_config.disable) {
+        if (xchg_config.verbose && xchg_world_rank == 0) {
+            fprintf(stderr, "xchg: at MPI_Finalize this process holds %d private channels (one "
+                            "context id of the MPI library each)\n",
+                    xchg_channel_count());
+            fflush(stderr);
+        }
         xchg_stats_report();
         xchg_learn_write();
         xchg_cache_store();
@@ -137,7 +143,7 @@ static int finish(int rc, int coll, const xchg_outcome_t *out, double start, MPI
         if (xchg_config.stats)
             xchg_stats_add(coll, out->algo, &out->params, out->key, now - start);
         if (out->trial >= 0 && rc == MPI_SUCCESS)
-            rc = xchg_learn_record(out->ctx, out->trial, now - out->start);
+            rc = xchg_learn_record(out->ctx, out->trial, out->start, xchg_learn_clock());
     }
     if (rc != MPI_SUCCESS && comm != MPI_COMM_NULL) /* NULL: the MPI library reported it */
         PMPI_Comm_call_errhandler(comm, rc);

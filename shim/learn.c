@@ -16,11 +16,16 @@
  * of the same shape at the same call. A step taken on the fast path that starts a new round of
  * probes is left pending for the selection that follows in the same call.
  *
- * Timing: a timed call is timed by each rank from its choice to its end, with no barrier. At a
- * probe's last call the ranks agree on the least over the ranks of each rank's median (one
- * xchg_agree_max of one value): a rank that arrived early waited for its peers inside the call,
- * and the rank that arrived last did not, so the least is the call's own time, whatever the
- * program did before it. The same goes for the watch.
+ * Timing: a timed call is timed by each rank from its choice to its end, with no barrier (a
+ * barrier before every timed call would cost the program as much again on its smallest calls).
+ * A rank that arrives early waits for its peers inside the call, so no rank's own time is the
+ * call's: the call's own time is from the last rank's start to the last rank's end. When every
+ * rank runs on one machine their monotonic clocks are one clock, and at a probe's last call the
+ * ranks agree on the latest start and the latest end of each timed call (one xchg_agree_max of
+ * up to 8 values); the probe's time is the median over its calls of latest end - latest start.
+ * Across machines clocks differ, and the ranks agree on the least over the ranks of each rank's
+ * median: the rank that arrived last waited for nobody (an estimate that flatters algorithms
+ * whose last rank has the least left to do). The same goes for the watch.
  *
  * Domains: the shapes of all contexts on one channel (the same group: duplicates of one
  * communicator) are one domain, so that a program with many communicators of one group learns
@@ -41,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "shim.h"
 #include "../tuning/table_write.h"
@@ -91,7 +97,12 @@ static void add(xchg_lp_cand_t *cand, int *n, const xchg_choice_t *c)
     (*n)++;
 }
 
-/* The shape's candidates (cand[0] native) and the index of the decided choice among them. */
+/* The shape's candidates (cand[0] native) and the index of the one to probe first: the decided
+ * choice when it is an xchg algorithm (a cached verdict, or the models' clear win), else the
+ * models' best priced candidate, native or not. Starting from the best priced one rather than
+ * from native when the models see no clear win costs one probe when native is the faster, and
+ * saves one where an xchg algorithm is, which on one node is most small calls: of a short-lived
+ * shape's few calls, more then run the winner. */
 static int candidates(const xchg_call_t *call, const xchg_choice_t *decided, xchg_lp_cand_t *cand,
                       int *first)
 {
@@ -108,6 +119,8 @@ static int candidates(const xchg_call_t *call, const xchg_choice_t *decided, xch
             best = ranked[i].time;
     }
     *first = 0;
+    if (d.algo == native && n > 0 && ranked[0].algo != native)
+        d = ranked[0];
     if (d.algo != native) {
         d.time = xchg_algos[d.algo].cost(call, &xchg_config.machine, &d.params);
         add(cand, &ncand, &d);
@@ -204,10 +217,17 @@ int xchg_learn_tick(xchg_ctx_t *ctx, int slot)
     return s->step.timed ? XCHG_TICK_WATCH : XCHG_TICK_ON;
 }
 
+double xchg_learn_clock(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
 double xchg_learn_start(xchg_ctx_t *ctx)
 {
     (void)ctx;
-    return PMPI_Wtime();
+    return xchg_learn_clock();
 }
 
 /* Remember a settled shape for the cache and XCHG_LEARN=FILE (the latest verdict stands). */
@@ -290,18 +310,37 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The least over the ranks of this rank's median of n samples (file header). */
-static int agree_least(xchg_ctx_t *ctx, const double *samples, int n, double *agreed)
+static uint64_t to_ns(double seconds)
 {
-    double sorted[XCHG_LP_SAMPLES];
-    uint64_t inverted;
+    return seconds > 0 ? (uint64_t)(seconds * 1e9 + 0.5) : 0;
+}
+
+/* The agreed time of n timed calls (file header, timing). */
+static int agree_time(xchg_ctx_t *ctx, const xchg_shape_t *s, int n, double *agreed)
+{
+    double durations[XCHG_LP_SAMPLES];
+    uint64_t vals[2 * XCHG_LP_SAMPLES];
     int rc;
 
-    memcpy(sorted, samples, (size_t)n * sizeof *sorted);
-    qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
-    inverted = UINT64_MAX - (uint64_t)(sorted[n / 2] * 1e9 + 1.0);
-    rc = xchg_agree_max(ctx, &inverted, 1);
-    *agreed = (double)(UINT64_MAX - inverted) * 1e-9;
+    if (ctx->one_clock) { /* latest start, latest end of each call */
+        for (int k = 0; k < n; k++) {
+            vals[2 * k] = to_ns(s->starts[k]);
+            vals[2 * k + 1] = to_ns(s->ends[k]);
+        }
+        rc = xchg_agree_max(ctx, vals, 2 * n);
+        for (int k = 0; k < n; k++)
+            durations[k] = vals[2 * k + 1] > vals[2 * k] ? (vals[2 * k + 1] - vals[2 * k]) * 1e-9
+                                                         : 1e-9;
+        qsort(durations, (size_t)n, sizeof *durations, cmp_double);
+        *agreed = durations[n / 2];
+        return rc;
+    }
+    for (int k = 0; k < n; k++) /* the least over the ranks of each rank's median */
+        durations[k] = s->ends[k] > s->starts[k] ? s->ends[k] - s->starts[k] : 1e-9;
+    qsort(durations, (size_t)n, sizeof *durations, cmp_double);
+    vals[0] = UINT64_MAX - to_ns(durations[n / 2]);
+    rc = xchg_agree_max(ctx, vals, 1);
+    *agreed = (double)(UINT64_MAX - vals[0]) * 1e-9;
     return rc;
 }
 
@@ -311,7 +350,7 @@ static int watch_done(xchg_ctx_t *ctx, xchg_shape_t *s)
     int winner = s->lp.winner, rc;
     double agreed, winner_s = s->lp.winner_s, rival_s = s->lp.rival_s;
 
-    rc = agree_least(ctx, s->samples, XCHG_LP_SAMPLES, &agreed);
+    rc = agree_time(ctx, s, XCHG_LP_SAMPLES, &agreed);
     if (rc != MPI_SUCCESS)
         return rc;
     if (xchg_lp_watch_done(&s->lp, agreed)) {
@@ -322,26 +361,27 @@ static int watch_done(xchg_ctx_t *ctx, xchg_shape_t *s)
     return MPI_SUCCESS;
 }
 
-int xchg_learn_record(xchg_ctx_t *ctx, int slot, double seconds)
+int xchg_learn_record(xchg_ctx_t *ctx, int slot, double start, double end)
 {
     xchg_learning_t *dom = ctx->shim->learning;
     xchg_shape_t *s = &dom->shapes[slot];
-    int probing = s->lp.phase == XCHG_LP_PROBING, rc, n;
-    double agreed;
+    int probing = s->lp.phase == XCHG_LP_PROBING, rc, n, k = s->step.sample;
+    double agreed, seconds = end - start;
 
-    if (!s->step.timed || s->step.sample < 0 || s->step.sample >= XCHG_LP_SAMPLES)
+    if (!s->step.timed || k < 0 || k >= XCHG_LP_SAMPLES)
         return MPI_SUCCESS;
     if (xchg_config.test_skew) /* a different distortion on every rank and candidate */
         seconds *= 1.0 + (double)((ctx->rank * 7 + s->step.cand * 3) % 5);
     if (xchg_config.test_drift && !probing)
         seconds *= TEST_DRIFT_FACTOR;
-    s->samples[s->step.sample] = seconds > 0 ? seconds : 1e-9;
+    s->starts[k] = start;
+    s->ends[k] = start + (seconds > 0 ? seconds : 1e-9);
     if (!s->step.agree)
         return MPI_SUCCESS;
     if (!probing)
         return watch_done(ctx, s);
     n = xchg_lp_probe_samples(&s->lp);
-    rc = agree_least(ctx, s->samples, n > 0 ? n : 1, &agreed);
+    rc = agree_time(ctx, s, n > 0 ? n : 1, &agreed);
     if (rc != MPI_SUCCESS)
         return rc;
     xchg_lp_probe_done(&s->lp, agreed);

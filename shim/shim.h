@@ -110,7 +110,7 @@ void xchg_shm_free(xchg_ctx_t *ctx);
 
 /* select.c and learn.c */
 #define XCHG_DECISIONS 64 /* decisions cached per context */
-#define XCHG_SHAPES 16    /* call shapes a learning domain keeps */
+#define XCHG_SHAPES 48    /* call shapes a learning domain keeps (408 bytes each) */
 
 /* Which level of the precedence decided. */
 enum { XCHG_FROM_FORCED, XCHG_FROM_TABLE, XCHG_FROM_CACHE, XCHG_FROM_MODEL, XCHG_FROM_FALLBACK };
@@ -136,7 +136,8 @@ typedef struct xchg_shape {
     xchg_lp_step_t step;                /* what the shape's last call did */
     int pending;                        /* step was taken by xchg_learn_tick for the selection
                                            that follows in the same call */
-    double samples[XCHG_LP_SAMPLES];    /* this rank's timed calls of the probe or watch */
+    double starts[XCHG_LP_SAMPLES];     /* this rank's timed calls of the probe or watch: */
+    double ends[XCHG_LP_SAMPLES];       /* when each began and ended (xchg_learn_clock) */
 } xchg_shape_t;
 
 /* A learning domain: the shapes of every context on one channel (they have the same group, so
@@ -242,13 +243,13 @@ int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, int source, xchg_c
  * and learns again at the same call. */
 enum { XCHG_TICK_ON, XCHG_TICK_RELEARN, XCHG_TICK_WATCH };
 int xchg_learn_tick(xchg_ctx_t *ctx, int slot);
-/* A timed call starts here (no synchronisation: the agreed time of a probe is the least over
- * the ranks of each rank's median, which the last rank to arrive sets, so a rank's wait for
- * late peers does not count). Returns the start time. */
+/* A timed call starts here, with no synchronisation (shim/learn.c, timing). Returns the start
+ * time on xchg_learn_clock. */
 double xchg_learn_start(xchg_ctx_t *ctx);
-/* The timed call of slot `slot` took seconds on this rank; may agree (collective at the same
- * call on every rank). */
-int xchg_learn_record(xchg_ctx_t *ctx, int slot, double seconds);
+double xchg_learn_clock(void); /* seconds on the machine's monotonic clock */
+/* The timed call of slot `slot` ran from start to end (xchg_learn_clock) on this rank; may
+ * agree (collective at the same call on every rank). */
+int xchg_learn_record(xchg_ctx_t *ctx, int slot, double start, double end);
 /* The shape in slot `slot` of ctx's learning domain (for the alltoallv watch's check). */
 const xchg_shape_t *xchg_learn_shape(const xchg_ctx_t *ctx, int slot);
 /* A context's learning domain: its channel's when the program is not multithreaded, else its

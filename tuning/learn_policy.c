@@ -38,7 +38,7 @@ const xchg_lp_constants_t xchg_lp_constants = {
     .margin = 0.95,        /* a win below 5 % is within the timing noise of a few calls */
     .budget_share = 0.10,  /* auto may cost at most 10 % more than the better of native and */
     .budget_calls = 40,    /* the models' choice over the first 40 calls of a shape */
-    .cheap_s = 30e-6,      /* below this, calls scatter by their own size: 4 samples */
+    .cheap_s = 30e-6,      /* below this, calls scatter by their own size: 3 samples */
     .dear_s = 1e-3,        /* from a millisecond up, one call is a sample worth its cost */
     .hopeless = 2.0,       /* the models' error between xchg algorithms is tens of percent */
     .far = 4.0,            /* a candidate 4 times slower will not become the fastest */
@@ -101,7 +101,7 @@ static int samples_for(double seconds)
 {
     if (!(seconds > 0))
         return 2;
-    return seconds < C.cheap_s ? XCHG_LP_SAMPLES : seconds < C.dear_s ? 2 : 1;
+    return seconds < C.cheap_s ? 3 : seconds < C.dear_s ? 2 : 1;
 }
 
 static void begin_probe(xchg_lp_t *lp, int c, double expect)

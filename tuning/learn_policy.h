@@ -6,7 +6,8 @@
  * tests/unit/test_learn_policy.c drives it with recorded ones.
  *
  * The model proposes, measurements correct. A shape starts with the candidates the cost models
- * rank (native always among them) and runs the models' choice first. It then probes the others
+ * rank (native always among them) and runs the models' choice first (their best priced one when
+ * they see no clear win). It then probes the others
  * in the order of their predicted time, scaled by what the probes so far measured against what
  * was predicted, while a candidate can still win and the exploration allowance (a share of the
  * best time so far over the first XCHG_LP_BUDGET_CALLS calls) covers its expected cost. A probe
@@ -20,7 +21,7 @@
 #include "../algos/sched/types.h"
 
 #define XCHG_LP_MAX 4      /* candidates of a shape: native (cand[0]) and up to three others */
-#define XCHG_LP_SAMPLES 4  /* timed calls of a probe, at most */
+#define XCHG_LP_SAMPLES 4  /* timed calls of a probe (3 at most) or of a watch check (4) */
 
 /* The constants that steer learning, each with its reason (one place: learn_policy.c). */
 typedef struct xchg_lp_constants {

@@ -10,7 +10,7 @@
  * native many times slower than the models' choice costs one call more than the allowance);
  * probes a dear native with one call; skips hopeless candidates; learns again after 128 calls
  * and after a drift seen by the watch; a stored verdict runs unwatched and is probed after 1024
- * calls; with noisy calls it picks the faster of two candidates 25 % apart nearly always.
+ * calls; with noisy calls it picks the faster of two candidates 25 % apart in 85 % of runs.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -223,7 +223,9 @@ int main(void)
         CHECK(n == 1024 && timed == 0, "known: probed at call %d (want 1024), %d timed calls "
               "before (want none: unwatched; the round's first call is a warm-up)", n, timed);
     }
-    /* noise: two candidates 25 % apart, calls scattering by +-20 %: the faster nearly always */
+    /* noise: two candidates 25 % apart, calls scattering by +-20 %: the faster in at least 85 %
+     * of the runs from three timed calls each (a short-lived shape settles sooner with fewer;
+     * what a wrong verdict costs is bounded by the next round, 128 calls later) */
     {
         int right = 0, runs = 200;
         for (int r = 0; r < runs; r++) {
@@ -235,7 +237,7 @@ int main(void)
                 sim_call(&s);
             right += s.lp.winner == 1;
         }
-        CHECK(right >= runs * 9 / 10, "noise: the faster won %d of %d runs", right, runs);
+        CHECK(right >= runs * 85 / 100, "noise: the faster won %d of %d runs", right, runs);
     }
     /* native alone: settled at once, never timed */
     {
