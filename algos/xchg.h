@@ -181,8 +181,11 @@ xchg_allgather_fn xchg_allgather_circulant;
 xchg_alltoallv_fn xchg_alltoallv_pairwise;
 xchg_alltoallv_fn xchg_alltoallv_twophase;
 xchg_alltoallv_fn xchg_alltoallv_hier;
-xchg_alltoall_fn xchg_alltoall_shm; /* algos/shm.c, all three */
+xchg_alltoall_fn xchg_alltoall_shm; /* through one segment: alltoall_shm.c and its two siblings */
 xchg_allgather_fn xchg_allgather_shm;
 xchg_alltoallv_fn xchg_alltoallv_shm;
+xchg_alltoall_fn xchg_alltoall_node; /* node-aware: alltoall_node.c and its two siblings */
+xchg_allgather_fn xchg_allgather_node;
+xchg_alltoallv_fn xchg_alltoallv_node;
 
 #endif
