@@ -18,11 +18,14 @@
  *
  * Waiting: under ctx->shm_yield (more ranks than cores on the node, or XCHG_WAIT=yield) every
  * turn of the loop yields the core to the rank that has yet to arrive; otherwise the loop spins
- * and yields only now and then. It also drives the MPI library's progress engine (an MPI_Iprobe
- * on the private communicator, which matches nothing) every few turns, as a native collective
- * would while it waits: a rank's pending nonblocking operations, which another rank may be
- * waiting on before it can join the collective, must still complete (and a node algorithm's
- * leaders wait on messages from other nodes meanwhile).
+ * and yields only now and then. It also drives the MPI library's progress engine every few
+ * turns, as a native collective would while it waits: a rank's pending nonblocking operations,
+ * which another rank may be waiting on before it can join the collective, must still complete
+ * (and a node algorithm's leaders wait on messages from other nodes meanwhile). The engine is
+ * driven with an MPI_Iprobe on the context's communicator for a tag that no message carries: a
+ * probe that finds a message returns without progressing (MPICH's does), and the other nodes'
+ * leaders' messages may well be waiting there (a probe of any tag hung progress_check); a probe
+ * of a communicator of one rank reaches only MPICH's local queue, not its network.
  */
 #include <sched.h>
 
@@ -39,10 +42,14 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* A tag that no message of the library carries (the round helper's are far below it): the
+ * largest one MPI guarantees. */
+#define PROBE_TAG 32767
+
 static void drive_progress(xchg_ctx_t *ctx)
 {
     int flag;
-    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ctx->comm, &flag, MPI_STATUS_IGNORE);
+    PMPI_Iprobe(MPI_ANY_SOURCE, PROBE_TAG, ctx->comm, &flag, MPI_STATUS_IGNORE);
 }
 
 char *xchg_shm_half(const xchg_ctx_t *ctx)

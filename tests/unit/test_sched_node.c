@@ -30,12 +30,14 @@
  * The simulator (build/xchg-sim) cannot run the node algorithms (they move data through shared
  * memory); this is their check at scale.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../algos/sched/node.h"
+#include "../../tuning/cost.h"
 
 #include "unit.h"
 
@@ -880,6 +882,82 @@ static void bad_layouts(void)
     CHECK(xchg_node_init(&lay, 0, 1, node_of, ws) != 0, "no ranks is refused");
 }
 
+/* ---- the cost model (tuning/cost_node.c) ---- */
+
+static double node_cost(int coll, int p, int nnodes, int lo, int hi, size_t b, size_t limit,
+                        const xchg_machine_t *m, int leaders, int *chosen)
+{
+    xchg_topo_t topo = {.nnodes = nnodes, .min_node_ranks = lo, .max_node_ranks = hi,
+                        .node_shm_bytes = limit};
+    xchg_call_t call = {.coll = coll, .comm_size = p, .topo = &topo, .block_bytes = b,
+                        .max_send_bytes = b * (size_t)p, .max_recv_bytes = b * (size_t)p,
+                        .max_block_bytes = b};
+    xchg_params_t params = {.leaders = leaders};
+    double t = xchg_cost_node(&call, m, &params);
+    if (chosen)
+        *chosen = params.leaders;
+    return t;
+}
+
+static int near(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * (fabs(a) + fabs(b)) + 1e-15;
+}
+
+static void check_cost(void)
+{
+    xchg_machine_t starts = {.beta_inter = 1}, bytes = {.tau_inter = 1, .inject = 1};
+    xchg_machine_t inside = {.beta = 1, .beta_inter = 1e-12}, copies = {.rho = 1};
+    int chosen;
+
+    /* no shared memory, one rank */
+    CHECK(isinf(node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 8, 0, &starts, 0, NULL)),
+          "node without shared memory is not INFINITY");
+    CHECK(node_cost(XCHG_ALLTOALL, 1, 1, 1, 1, 8, 1 << 20, &copies, 0, &chosen) == 8 &&
+              chosen == 1,
+          "p = 1: the copy of 8 bytes at rho 1, leaders 1");
+    /* start-ups between nodes: the busiest leader's steps, ceil((N - 1) / L_x), the one-rank
+     * node of 3,2,2,1 running its 3 alone whatever L */
+    CHECK(node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 8, 1 << 20, &starts, 1, NULL) == 3,
+          "3,2,2,1, one leader: 3 steps");
+    CHECK(node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 8, 1 << 20, &starts, 3, NULL) == 3,
+          "3,2,2,1, 3 leaders: the one-rank node's 3 steps");
+    CHECK(node_cost(XCHG_ALLTOALL, 8, 4, 2, 2, 8, 1 << 20, &starts, 2, NULL) == 2,
+          "2,2,2,2, 2 leaders: ceil(3 / 2) steps");
+    CHECK(node_cost(XCHG_ALLTOALL, 15, 5, 3, 3, 8, 1 << 20, &starts, 0, &chosen) == 2 &&
+              chosen == 2,
+          "5 nodes of 3, leaders from the model: 2 (ceil(4 / 2) steps; 3 leaders no fewer)");
+    CHECK(node_cost(XCHG_ALLGATHER, 8, 4, 1, 3, 8, 1 << 20, &starts, 0, NULL) == 2,
+          "allgather over 4 nodes: 2 circulant rounds");
+    /* bytes through the busiest link, inject 1: max(3 x 5, 1 x 7) blocks */
+    CHECK(near(node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 100, 1 << 20, &bytes, 1, NULL), 1500),
+          "3,2,2,1: node 0's link carries 15 blocks of 100 bytes (%g)",
+          node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 100, 1 << 20, &bytes, 1, NULL));
+    CHECK(near(node_cost(XCHG_ALLGATHER, 8, 4, 1, 3, 100, 1 << 20, &bytes, 0, NULL), 700),
+          "allgather: the one-rank node receives 7 blocks");
+    /* unlimited injection: 3 leaders carry node 0's 15 blocks at once */
+    bytes.inject = 0;
+    CHECK(near(node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 100, 1 << 20, &bytes, 3, NULL), 700),
+          "3,2,2,1, no injection limit, 3 leaders: the one-rank node's 7 blocks alone (%g)",
+          node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 100, 1 << 20, &bytes, 3, NULL));
+    /* inside: two synchronisations a pass between nodes, one on one node; passes of the
+     * windows: 3,2,2,1 at 64 KiB halves has windows of 9280 bytes, its longest stream 9 blocks */
+    CHECK(node_cost(XCHG_ALLTOALL, 4, 1, 4, 4, 8, 1 << 20, &inside, 0, NULL) == 1,
+          "one node: one synchronisation");
+    CHECK(fabs(node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 1000, 65536, &inside, 1, NULL) - 2) < 1e-9,
+          "3,2,2,1, 9000 bytes in windows of 9280: one pass, two synchronisations");
+    CHECK(fabs(node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 2000, 65536, &inside, 1, NULL) - 4) < 1e-9,
+          "3,2,2,1, 18000 bytes in windows of 9280: two passes");
+    CHECK(fabs(node_cost(XCHG_ALLTOALLV, 8, 4, 1, 3, 100, 65536, &inside, 1, NULL) - 3) < 1e-9,
+          "alltoallv: one more synchronisation for the headers");
+    /* copies: 2 (p - 1) + 1 blocks per rank */
+    CHECK(node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 10, 1 << 20, &copies, 1, NULL) == 150,
+          "copies of 15 blocks of 10 bytes");
+    /* a given leaders comes back as given */
+    node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 8, 1 << 20, &starts, 5, &chosen);
+    CHECK(chosen == 5, "leaders=5 given, %d back", chosen);
+}
+
 int main(void)
 {
     int sizes[MAX_NODES], node_of[MAX_P], count = 0;
@@ -887,6 +965,7 @@ int main(void)
     check_windows();
     bad_layouts();
     golden_3221();
+    check_cost();
     for (int nn = 1; nn <= 8; nn++)
         count += all_multisets(nn, 0, sizes);
     CHECK(count == 3002, "%d multisets of 1 to 8 sizes in 1..6, expected 3002", count);
