@@ -60,8 +60,8 @@ static void broadcast_out(const xchg_ctx_t *ctx, const xchg_node_layout_t *lay,
     }
 }
 
-int xchg_allgather_node(xchg_ctx_t *ctx, const void *sendblock, void *recvbuf,
-                        size_t block_bytes, const xchg_params_t *params)
+int xchg_allgather_node(xchg_ctx_t *ctx, const void *sendblock, void *recvbuf, size_t block_bytes,
+                        const xchg_params_t *params)
 {
     char *recv = recvbuf, *own = recv + (size_t)ctx->rank * block_bytes;
     int p = ctx->size, rc;
@@ -80,10 +80,10 @@ int xchg_allgather_node(xchg_ctx_t *ctx, const void *sendblock, void *recvbuf,
         rc = rc != MPI_SUCCESS ? rc : MPI_ERR_NO_MEM;
         goto out;
     }
-    rc = ctx->shm_reserve ? ctx->shm_reserve(ctx, block_bytes <= SIZE_MAX / (size_t)p
-                                                      ? (size_t)p * block_bytes
-                                                      : SIZE_MAX)
-                          : MPI_ERR_OTHER;
+    rc = ctx->shm_reserve
+             ? ctx->shm_reserve(ctx, block_bytes <= SIZE_MAX / (size_t)p ? (size_t)p * block_bytes
+                                                                         : SIZE_MAX)
+             : MPI_ERR_OTHER;
     piece = rc == MPI_SUCCESS ? ctx->shm->half_bytes / (size_t)p : 0;
     if (piece == 0) {
         xchg_params_t one = {.nports = 1};

@@ -21,7 +21,8 @@
  *   scatter  every rank copies the blocks addressed to it out of the local stream and the other
  *            nodes' messages.
  *
- *   half:  | local: [d][s] blocks | out to y: [d of y][s of x] | ... | in from y: [d of x][s of y] | ...
+ *   half:  | local: [d][s] blocks | out to y: [d of y][s of x] | ... | in from y: [d of x][s of y]
+ * | ...
  *
  * Cost (tuning/cost_node.c): per pass two node synchronisations; between nodes the busiest
  * leader's rounds, ceil((N - 1) / L) start-ups at the inter-node constants, and the bytes of

@@ -98,8 +98,8 @@ int xchg_alltoallv_node(xchg_ctx_t *ctx, const void *sendbuf, const size_t *send
         xchg_node_windows(ctx->shm->half_bytes, ctx->nnodes, 0, SIZE_MAX, &c.win) != 0) {
         xchg_params_t one = {.nports = 1};
         xchg_scratch_release(ctx, mark);
-        return xchg_alltoallv_hier(ctx, sendbuf, sendbytes, sendoffs, recvbuf, recvbytes,
-                                   recvoffs, call, &one, carry);
+        return xchg_alltoallv_hier(ctx, sendbuf, sendbytes, sendoffs, recvbuf, recvbytes, recvoffs,
+                                   call, &one, carry);
     }
     c.cfg = (xchg_node_cfg_t){params->leaders > 0 ? params->leaders : 1, c.win.window,
                               XCHG_NODE_SPLIT_MIN, carry != NULL};

@@ -64,7 +64,8 @@ static void write_pass(const xchg_node_call_t *c, char *half, size_t t)
 {
     int x = c->node;
     for (int j = 0; j < c->lay.nranks; j++) {
-        int y = c->lay.node_of[j], w = y == x ? xchg_node_local_window() : xchg_node_out_window(x, y);
+        int y = c->lay.node_of[j],
+            w = y == x ? xchg_node_local_window() : xchg_node_out_window(x, y);
         size_t at = c->send_at[j], lo, hi;
         if (j == c->lay.members[c->lay.first[x] + c->me] ||
             !in_pass(c, at, c->sendbytes[j], t, &lo, &hi))
@@ -86,8 +87,9 @@ static void read_pass(const xchg_node_call_t *c, const char *half, size_t t, int
             !in_pass(c, at, c->recvbytes[j], t, &lo, &hi))
             continue;
         memcpy(c->recv + c->recvoffs[j] + (lo - at),
-               half + xchg_node_window_at(&c->win, local ? xchg_node_local_window()
-                                                          : xchg_node_in_window(c->lay.nnodes, x, y)) +
+               half +
+                   xchg_node_window_at(&c->win, local ? xchg_node_local_window()
+                                                      : xchg_node_in_window(c->lay.nnodes, x, y)) +
                    (lo - t * c->win.window),
                hi - lo);
     }

@@ -21,7 +21,7 @@ typedef struct xchg_node_call {
     const size_t *sendbytes, *sendoffs;
     char *recv;
     const size_t *recvbytes, *recvoffs;
-    uint64_t stats[3]; /* carrying: the node's maxima, then (after the call) everyone's */
+    uint64_t stats[3];       /* carrying: the node's maxima, then (after the call) everyone's */
     xchg_node_step_t *steps; /* room for one pair's steps */
 } xchg_node_call_t;
 

@@ -181,8 +181,7 @@ static int shm_share_name(xchg_ctx_t *ctx, char name[SHM_NAME_BYTES])
 
 /* This rank's mapping of its node's new segment of bytes, or NULL; *created: the name to
  * unlink after the agreement (the creator's), else "". Every rank of the node takes part. */
-static char *shm_map(xchg_ctx_t *ctx, size_t bytes, int room, char created[SHM_NAME_BYTES],
-                     int *rc)
+static char *shm_map(xchg_ctx_t *ctx, size_t bytes, int room, char created[SHM_NAME_BYTES], int *rc)
 {
     char name[SHM_NAME_BYTES] = "", *base = NULL;
 
@@ -220,7 +219,7 @@ static void shm_say_none(const xchg_ctx_t *ctx, size_t bytes)
 int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes)
 {
     size_t limit = ctx->topo.shm_bytes > ctx->topo.node_shm_bytes ? ctx->topo.shm_bytes
-                                                                    : ctx->topo.node_shm_bytes;
+                                                                  : ctx->topo.node_shm_bytes;
     size_t half = SHM_FIRST, total;
     char created[SHM_NAME_BYTES], *base;
     xchg_shm_t *shm;

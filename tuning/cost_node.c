@@ -107,8 +107,8 @@ static double exchange_time(const xchg_call_t *call, const xchg_machine_t *m, in
     int p = call->comm_size, v = call->coll == XCHG_ALLTOALLV;
     double b = (double)call->block_bytes, passes = ceil(longest / (double)w->window), worst = 0;
     double syncs = passes * (k.nnodes > 1 ? 2 : 1) + v;
-    double copies = v ? (double)call->max_send_bytes + (double)call->max_recv_bytes
-                      : (2.0 * (p - 1) + 1.0) * b;
+    double copies =
+        v ? (double)call->max_send_bytes + (double)call->max_recv_bytes : (2.0 * (p - 1) + 1.0) * b;
 
     for (int i = 0; i < 2; i++) {
         int n = k.n[i];
@@ -140,8 +140,7 @@ static double gather_time(const xchg_call_t *call, const xchg_machine_t *m, size
            bytes * tau_between(m) + (double)p * (double)b * m->rho;
 }
 
-double xchg_cost_node(const xchg_call_t *call, const xchg_machine_t *machine,
-                      xchg_params_t *params)
+double xchg_cost_node(const xchg_call_t *call, const xchg_machine_t *machine, xchg_params_t *params)
 {
     const xchg_topo_t *topo = call->topo;
     int p = call->comm_size, best_l = 1, most, given = params->leaders;

@@ -114,8 +114,7 @@ int xchg_node_round_of(const xchg_node_layout_t *lay, int x, int y)
 /* ------------------------------------------------------------------------------------------ */
 /* Windows and steps                                                                          */
 
-int xchg_node_windows(size_t half, int nnodes, size_t header, size_t want,
-                      xchg_node_windows_t *w)
+int xchg_node_windows(size_t half, int nnodes, size_t header, size_t want, xchg_node_windows_t *w)
 {
     size_t count = 2 * (size_t)nnodes - 1, stride, cap;
     if (half < header || nnodes < 1)
@@ -163,8 +162,7 @@ static void part_range(size_t piece, int parts, int q, size_t *off, size_t *byte
 }
 
 int xchg_node_steps(const xchg_node_layout_t *lay, const xchg_node_cfg_t *cfg, int x, int y,
-                    int round, size_t pass, size_t out_len, size_t in_len,
-                    xchg_node_step_t *steps)
+                    int round, size_t pass, size_t out_len, size_t in_len, xchg_node_step_t *steps)
 {
     int lx = xchg_node_leaders(lay, x, cfg->leaders), ly = xchg_node_leaders(lay, y, cfg->leaders);
     size_t out_piece = xchg_node_piece(out_len, cfg->window, pass);

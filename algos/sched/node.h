@@ -106,8 +106,7 @@ typedef struct xchg_node_windows {
 /* 2 nnodes - 1 windows in a half of half bytes after header bytes, each a multiple of 64 bytes
  * with at least XCHG_NODE_MIN_WINDOW data bytes and at most want data bytes; 0, or -1 when they
  * do not fit. */
-int xchg_node_windows(size_t half, int nnodes, size_t header, size_t want,
-                      xchg_node_windows_t *w);
+int xchg_node_windows(size_t half, int nnodes, size_t header, size_t want, xchg_node_windows_t *w);
 /* The half that holds windows of want data bytes after header bytes (SIZE_MAX on overflow). */
 size_t xchg_node_half_for(int nnodes, size_t header, size_t want);
 /* Window indices of node x: its local stream, its message to y, its message from y. */
@@ -152,9 +151,9 @@ typedef struct xchg_node_cfg {
 
 /* One step of a pair in a pass, seen from node x: one message each way at most. */
 typedef struct xchg_node_step {
-    int leader;            /* x's leader that runs it (0 .. leaders of x - 1) */
-    int peer_leader;       /* y's leader at the other end */
-    int send, recv;        /* a message to y, one from y */
+    int leader;                  /* x's leader that runs it (0 .. leaders of x - 1) */
+    int peer_leader;             /* y's leader at the other end */
+    int send, recv;              /* a message to y, one from y */
     size_t send_off, send_bytes; /* in x's window to y (send_bytes with the statistics) */
     size_t recv_off, recv_bytes; /* in x's window from y */
     int send_stats, recv_stats;  /* the statistics ride at the end (at the piece's end) */
@@ -163,8 +162,7 @@ typedef struct xchg_node_step {
  * in_len the lengths of x's messages to and from y; at most max(L_x, 1) steps, in part order.
  * Returns how many were written. */
 int xchg_node_steps(const xchg_node_layout_t *lay, const xchg_node_cfg_t *cfg, int x, int y,
-                    int round, size_t pass, size_t out_len, size_t in_len,
-                    xchg_node_step_t *steps);
+                    int round, size_t pass, size_t out_len, size_t in_len, xchg_node_step_t *steps);
 
 /* MPI_Alltoall, blocks of b bytes: where the block from s to d (s != d) lies in its stream (x's
  * message to y, or the local stream when both are on one node), and a stream's length. */

@@ -50,8 +50,8 @@ static void check_ints(const int *got, int n, int source, int destination, uint3
     for (int e = 0; e < n; e++) {
         check_count(1);
         if (got[e] != value(source, destination, (uint64_t)e, salt))
-            check_fail("communicator %d: %s element %d from rank %d: wrong value", which, what,
-                       e, source);
+            check_fail("communicator %d: %s element %d from rank %d: wrong value", which, what, e,
+                       source);
     }
 }
 
@@ -73,8 +73,7 @@ static void exercise(MPI_Comm comm, int which, uint32_t salt)
 
     for (int e = 0; e < 3; e++)
         sendbuf[e] = value(me, -1, (uint64_t)e, salt + 1);
-    check_rc(MPI_Allgather(sendbuf, 3, MPI_INT, recvbuf, 3, MPI_INT, comm), "MPI_Allgather",
-             which);
+    check_rc(MPI_Allgather(sendbuf, 3, MPI_INT, recvbuf, 3, MPI_INT, comm), "MPI_Allgather", which);
     for (int i = 0; i < p; i++)
         check_ints(&recvbuf[3 * i], 3, i, -1, salt + 1, "MPI_Allgather", which);
 
@@ -91,9 +90,9 @@ static void exercise(MPI_Comm comm, int which, uint32_t salt)
         rdispls[i] = at;
         at += rcounts[i];
     }
-    check_rc(MPI_Alltoallv(sendbuf, scounts, sdispls, MPI_INT, recvbuf, rcounts, rdispls, MPI_INT,
-                           comm),
-             "MPI_Alltoallv", which);
+    check_rc(
+        MPI_Alltoallv(sendbuf, scounts, sdispls, MPI_INT, recvbuf, rcounts, rdispls, MPI_INT, comm),
+        "MPI_Alltoallv", which);
     for (int i = 0; i < p; i++)
         check_ints(&recvbuf[rdispls[i]], rcounts[i], i, me, salt + 2, "MPI_Alltoallv", which);
 }
@@ -114,8 +113,10 @@ int main(int argc, char **argv)
     }
     if (k < 1 || p > MAX_RANKS) {
         if (me == 0)
-            fprintf(stderr, "comm_hold: usage: comm_hold [K >= 1] [--pause SECONDS], at most %d "
-                            "ranks\n", MAX_RANKS);
+            fprintf(stderr,
+                    "comm_hold: usage: comm_hold [K >= 1] [--pause SECONDS], at most %d "
+                    "ranks\n",
+                    MAX_RANKS);
         MPI_Finalize();
         return 2;
     }

@@ -109,10 +109,10 @@ typedef struct sim {
     int kind;
     size_t b;
     xchg_node_cfg_t cfg;
-    size_t *size;      /* [p * p] */
-    uint32_t *tag0;    /* [p * p]: first tag of each block */
-    uint32_t ntags;    /* data tags 1 .. ntags, then one per node for the statistics */
-    unsigned char *got; /* [ntags + nnodes + 1]: times delivered */
+    size_t *size;                /* [p * p] */
+    uint32_t *tag0;              /* [p * p]: first tag of each block */
+    uint32_t ntags;              /* data tags 1 .. ntags, then one per node for the statistics */
+    unsigned char *got;          /* [ntags + nnodes + 1]: times delivered */
     size_t *send_at, *recv_at;   /* [p * p]: place of block s -> d, by sender and by receiver */
     size_t *stream_len, *in_len; /* [nnodes * nnodes]: x's stream to y (y = x: local), from y */
     size_t *passes;              /* [nnodes] */
@@ -264,8 +264,8 @@ static void sim_pair(sim_t *s, int x, int y, size_t t, const char *what)
     seen_stats += n1 > 0 && sx[n1 - 1].send_stats;
     for (int q = 0; q < n1 && q < n2; q++) {
         const xchg_node_step_t *a = &sx[q], *b = &sy[q];
-        CHECK(a->leader == b->peer_leader && a->peer_leader == b->leader &&
-                  a->send == b->recv && a->recv == b->send && a->send_off == b->recv_off &&
+        CHECK(a->leader == b->peer_leader && a->peer_leader == b->leader && a->send == b->recv &&
+                  a->recv == b->send && a->send_off == b->recv_off &&
                   a->send_bytes == b->recv_bytes && a->recv_off == b->send_off &&
                   a->recv_bytes == b->send_bytes && a->send_stats == b->recv_stats &&
                   a->recv_stats == b->send_stats,
@@ -279,17 +279,19 @@ static void sim_pair(sim_t *s, int x, int y, size_t t, const char *what)
             if (!st->send)
                 continue;
             if (st->send_stats) {
-                size_t piece = xchg_node_piece(s->stream_len[(size_t)from * nn + to],
-                                               s->cfg.window, t);
+                size_t piece =
+                    xchg_node_piece(s->stream_len[(size_t)from * nn + to], s->cfg.window, t);
                 bytes -= XCHG_NODE_STATS;
-                CHECK(off + bytes == piece, "%s: the statistics of %d to %d are not at the "
-                      "piece's end", what, from, to);
+                CHECK(off + bytes == piece,
+                      "%s: the statistics of %d to %d are not at the "
+                      "piece's end",
+                      what, from, to);
                 for (int i = 0; i < XCHG_NODE_STATS; i++)
                     out[off + bytes + (size_t)i] = s->ntags + 1 + (uint32_t)from;
                 bytes += XCHG_NODE_STATS;
             }
-            CHECK(off + bytes <= s->stride, "%s: a step of %d to %d leaves its window", what,
-                  from, to);
+            CHECK(off + bytes <= s->stride, "%s: a step of %d to %d leaves its window", what, from,
+                  to);
             for (size_t i = 0; i < bytes && off + i < s->stride; i++)
                 in[off + i] = out[off + i];
         }
@@ -315,8 +317,8 @@ static void sim_reads(sim_t *s, size_t t, const char *what)
             for (size_t i = lo; i < hi; i++) {
                 uint32_t want = s->tag0[(size_t)src * p + dst] + (uint32_t)i,
                          cell = w[at + i - t * s->cfg.window];
-                CHECK(cell == want, "%s: pass %zu: byte %zu of %d -> %d reads tag %u, not %u",
-                      what, t, i, src, dst, cell, want);
+                CHECK(cell == want, "%s: pass %zu: byte %zu of %d -> %d reads tag %u, not %u", what,
+                      t, i, src, dst, cell, want);
                 if (cell == want && want <= s->ntags)
                     s->got[want]++;
             }
@@ -448,8 +450,7 @@ static void simulate(const xchg_node_layout_t *lay, int v, int kind, size_t b, i
     char what[200];
 
     snprintf(what, sizeof what, "%s p=%d nodes=%d %s leaders=%d window=%zu split=%zu%s", label, p,
-             nn, v ? "alltoallv" : "alltoall", leaders, window, split_min,
-             carry ? " carry" : "");
+             nn, v ? "alltoallv" : "alltoall", leaders, window, split_min, carry ? " carry" : "");
     s.cfg = (xchg_node_cfg_t){leaders, window, split_min, carry && v};
     s.size = malloc((size_t)p * p * sizeof *s.size);
     s.tag0 = malloc((size_t)p * p * sizeof *s.tag0);
@@ -576,8 +577,10 @@ static void check_rounds(const xchg_node_layout_t *lay, const char *label)
     unsigned char *met = calloc((size_t)nn * nn, 1);
     long idle = 0, bad = 0, twice = 0, wrong_round = 0;
 
-    CHECK(rounds == (nn <= 1 ? 0 : nn % 2 ? nn : nn - 1), "%s: %d rounds for %d nodes", label,
-          rounds, nn);
+    CHECK(rounds == (nn <= 1  ? 0
+                     : nn % 2 ? nn
+                              : nn - 1),
+          "%s: %d rounds for %d nodes", label, rounds, nn);
     for (int f = 0; f < rounds; f++)
         for (int x = 0; x < nn; x++) {
             int y = xchg_node_partner(lay, x, f);
@@ -590,12 +593,12 @@ static void check_rounds(const xchg_node_layout_t *lay, const char *label)
             wrong_round += xchg_node_round_of(lay, x, y) != f;
         }
     CHECK(bad == 0 && twice == 0 && wrong_round == 0,
-          "%s: %ld partners not mutual, %ld pairs met twice, %ld round_of wrong", label, bad,
-          twice, wrong_round);
+          "%s: %ld partners not mutual, %ld pairs met twice, %ld round_of wrong", label, bad, twice,
+          wrong_round);
     for (int x = 0; x < nn; x++)
         for (int y = 0; y < nn; y++)
-            CHECK(x == y || met[(size_t)x * nn + y] == 1, "%s: nodes %d and %d never meet",
-                  label, x, y);
+            CHECK(x == y || met[(size_t)x * nn + y] == 1, "%s: nodes %d and %d never meet", label,
+                  x, y);
     CHECK(idle == (nn > 1 && nn % 2 ? nn : 0), "%s: %ld idle places", label, idle);
     free(met);
 }
@@ -746,16 +749,16 @@ static void check_alltoallv_places(const xchg_node_layout_t *lay, int kind, cons
 }
 
 /* The steps' twins and the clocked run of alltoall's pieces (no bytes: see the top). */
-static void check_steps_large(const xchg_node_layout_t *lay, size_t b, int leaders,
-                              size_t window, size_t split_min, const char *label)
+static void check_steps_large(const xchg_node_layout_t *lay, size_t b, int leaders, size_t window,
+                              size_t split_min, const char *label)
 {
     int nn = lay->nnodes;
     sim_t s = {.lay = lay, .p = lay->nranks, .nnodes = nn, .b = b};
     size_t most = 0;
     char what[160];
 
-    snprintf(what, sizeof what, "%s p=%d nodes=%d leaders=%d window=%zu", label, lay->nranks,
-             nn, leaders, window);
+    snprintf(what, sizeof what, "%s p=%d nodes=%d leaders=%d window=%zu", label, lay->nranks, nn,
+             leaders, window);
     s.cfg = (xchg_node_cfg_t){leaders, window, split_min, 0};
     s.stream_len = malloc((size_t)nn * nn * sizeof(size_t));
     s.in_len = malloc((size_t)nn * nn * sizeof(size_t));
@@ -887,10 +890,14 @@ static void bad_layouts(void)
 static double node_cost(int coll, int p, int nnodes, int lo, int hi, size_t b, size_t limit,
                         const xchg_machine_t *m, int leaders, int *chosen)
 {
-    xchg_topo_t topo = {.nnodes = nnodes, .min_node_ranks = lo, .max_node_ranks = hi,
-                        .node_shm_bytes = limit};
-    xchg_call_t call = {.coll = coll, .comm_size = p, .topo = &topo, .block_bytes = b,
-                        .max_send_bytes = b * (size_t)p, .max_recv_bytes = b * (size_t)p,
+    xchg_topo_t topo = {
+        .nnodes = nnodes, .min_node_ranks = lo, .max_node_ranks = hi, .node_shm_bytes = limit};
+    xchg_call_t call = {.coll = coll,
+                        .comm_size = p,
+                        .topo = &topo,
+                        .block_bytes = b,
+                        .max_send_bytes = b * (size_t)p,
+                        .max_recv_bytes = b * (size_t)p,
                         .max_block_bytes = b};
     xchg_params_t params = {.leaders = leaders};
     double t = xchg_cost_node(&call, m, &params);
@@ -913,8 +920,7 @@ static void check_cost(void)
     /* no shared memory, one rank */
     CHECK(isinf(node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 8, 0, &starts, 0, NULL)),
           "node without shared memory is not INFINITY");
-    CHECK(node_cost(XCHG_ALLTOALL, 1, 1, 1, 1, 8, 1 << 20, &copies, 0, &chosen) == 8 &&
-              chosen == 1,
+    CHECK(node_cost(XCHG_ALLTOALL, 1, 1, 1, 1, 8, 1 << 20, &copies, 0, &chosen) == 8 && chosen == 1,
           "p = 1: the copy of 8 bytes at rho 1, leaders 1");
     /* start-ups between nodes: the busiest leader's steps, ceil((N - 1) / L_x), the one-rank
      * node of 3,2,2,1 running its 3 alone whatever L */
