@@ -11,7 +11,10 @@
 #    not consecutive, fewer nodes); leaders 1, 2 or 3 in turn (parts by bytes above 128 KiB:
 #    coll_check's largest blocks make messages of several hundred KiB);
 #  - alltoallv_workloads (uniform, h-relations, g-groups: skewed and empty messages) under
-#    3,2,2,1 with leaders 1 and 3 and under 4,1,1,1,1 with leaders 2;
+#    3,2,2,1 with leaders 1 and 3 and under 4,1,1,1,1 with leaders 2; and under a tuning table
+#    that names node:leaders=2 for every MPI_Alltoallv, so that auto decides the calls from
+#    the statistics the previous call carried (the shim asks node, which reads every rank's
+#    header anyway, to carry them in every call): every stats line must be that rule's;
 #  - passes: XCHG_SHM_BYTES=64K (windows of 9280 bytes on 3,2,2,1: coll_check's large blocks in
 #    up to 70 passes, the alltoallv headers in a half of their own) with coll_check, and 16K
 #    (windows of 2240 bytes) with alltoallv_workloads and 3 leaders;
@@ -110,6 +113,25 @@ if [ -x "$TESTS/alltoallv_workloads" ]; then
         check_launch $? "$log" alltoallv_workloads "alltoallv=node:leaders=$leaders"
         report_launch "$name" "$start" "$log"
     done
+
+    name="node alltoallv_workloads p=8 XCHG_NODES=3,2,2,1 XCHG_TUNING=node:leaders=2 (carried statistics)"
+    if begin_case "$name"; then
+        table=$LOGS/node-carry.table
+        printf '%s\n' 'xchg-tuning 1' 'alltoallv * * node:leaders=2' 'alltoall * * native' \
+            'allgather * * native' >"$table"
+        preloaded "$log" 8 XCHG_WAIT=yield XCHG_STATS=1 XCHG_NODES=3,2,2,1 XCHG_TUNING="$table" \
+            -- "$TESTS/alltoallv_workloads"
+        check_launch $? "$log" alltoallv_workloads alltoallv=node:leaders=2
+        if [ "$outcome" = pass ] && line=$(grep -a -m 1 -F "$table" "$log"); then
+            outcome=fail
+            why="the library complained about the table: $line"
+        elif [ "$outcome" = pass ] &&
+            line=$(stats_lines "$log" alltoallv | grep -av 'xchg: alltoallv node \[leaders=2\]'); then
+            outcome=fail
+            why="the table decides every alltoallv call, but a stats line is not its rule: $line"
+        fi
+        report_launch "$name" "$start" "$log"
+    fi
 fi
 
 # ---- segments: many communicators, nothing in /dev/shm ----
