@@ -19,22 +19,25 @@ static int imin(int a, int b)
 
 size_t xchg_node_workspace_bytes(int nranks, int nnodes)
 {
-    /* first: nnodes + 1; members, local: nranks each; order, pos, fill: nnodes each */
-    return (4 * (size_t)nnodes + 1 + 2 * (size_t)nranks) * sizeof(int);
+    /* first: nnodes + 1; members, local: nranks each; order, pos: nnodes each; fill: the
+     * larger of nnodes and nranks + 2 (the sort's counts: sizes up to nranks) */
+    size_t fill = (size_t)(nnodes > nranks + 2 ? nnodes : nranks + 2);
+    return (3 * (size_t)nnodes + 1 + 2 * (size_t)nranks + fill) * sizeof(int);
 }
 
-/* The node order by (size, id): insertion of each node after the smaller or equal ones. */
-static void order_nodes(xchg_node_layout_t *lay)
+/* The node order by (size, id): a counting sort on the sizes, stable in id (count: max_size + 2
+ * ints). */
+static void order_nodes(xchg_node_layout_t *lay, int *count)
 {
-    int n = 0;
+    memset(count, 0, ((size_t)lay->max_size + 2) * sizeof *count);
+    for (int x = 0; x < lay->nnodes; x++)
+        count[xchg_node_size(lay, x) + 1]++;
+    for (int s = 1; s <= lay->max_size + 1; s++)
+        count[s] += count[s - 1];
     for (int x = 0; x < lay->nnodes; x++) {
-        int at = n++, size = xchg_node_size(lay, x);
-        for (; at > 0 && xchg_node_size(lay, lay->order[at - 1]) > size; at--)
-            lay->order[at] = lay->order[at - 1];
-        lay->order[at] = x;
+        lay->pos[x] = count[xchg_node_size(lay, x)]++;
+        lay->order[lay->pos[x]] = x;
     }
-    for (int a = 0; a < lay->nnodes; a++)
-        lay->pos[lay->order[a]] = a;
 }
 
 int xchg_node_init(xchg_node_layout_t *lay, int nranks, int nnodes, const int *node_of,
@@ -74,7 +77,7 @@ int xchg_node_init(xchg_node_layout_t *lay, int nranks, int nnodes, const int *n
         lay->local[r] = fill[x] - lay->first[x];
         lay->members[fill[x]++] = r;
     }
-    order_nodes(lay);
+    order_nodes(lay, fill);
     return 0;
 }
 
