@@ -26,6 +26,7 @@
 #include "../algos/sched/factor.h"
 #include "../algos/sched/torus.h"
 #include "../algos/sched/shm.h"
+#include "../algos/sched/node.h"
 
 #define VALUE_MAX 1000000000L /* the largest integer a key takes */
 
@@ -76,6 +77,18 @@ static const xchg_param_t key_dims = {
     .meaning = "torus shape RxC (rank = x c + y), or P for a ring",
 };
 
+static const xchg_param_t key_leaders = {
+    .key = "leaders",
+    .type = XCHG_PARAM_INT,
+    .field = offsetof(xchg_params_t, leaders),
+    .min = 1,
+    .max = VALUE_MAX,
+    .noun = "the number of leaders per node",
+    .meaning = "ranks of each node that exchange with other nodes (above a node's ranks acts as "
+               "them; 1: one message at a time, the factor schedule)",
+    .tune = "1,2,4",
+};
+
 /* ------------------------------------------------------------------------------------------ */
 /* The algorithms                                                                             */
 
@@ -106,7 +119,10 @@ static int shm_applies(const xchg_call_t *call, const xchg_params_t *params, con
     return 1;
 }
 
-#define SHM_SOURCE "shared memory (MPI-3 MPI_Win_allocate_shared)"
+#define SHM_SOURCE "shared memory (POSIX, a segment per node)"
+#define NODE_SOURCE                                                                                \
+    "Sanders, Träff, Section 2 (Lemma 1), Section 3 (node order, single-ported nodes), over "     \
+    "nodes; shared memory (POSIX, a segment per node)"
 
 const xchg_algo_t xchg_algos[] = {
     /* MPI_Alltoall */
@@ -195,6 +211,26 @@ const xchg_algo_t xchg_algos[] = {
         .source = SHM_SOURCE,
         .shared_memory = 1,
     },
+    {
+        .name = "node",
+        .coll = XCHG_ALLTOALL,
+        .applies = xchg_node_applies,
+        .cost = xchg_cost_node,
+        .keys = {&key_leaders},
+        .description =
+            "node-aware, for any layout (uneven nodes, interleaved ranks, one-rank nodes, one "
+            "node): each node's ranks copy their blocks into the node's shared segment, one "
+            "message per pair of nodes (n_x n_y blocks) goes between the nodes' leaders, the "
+            "ranks copy their blocks out. `leaders=1`: one message of a node at a time, in the "
+            "1-factor rounds of the nodes (N - 1 for N even, else N), the hierarchical factor "
+            "schedule with each node's messages gathered; `leaders=L`: min(L, n_x) leaders per "
+            "node share its rounds, a message of 128 KiB or more cut into parts by bytes over "
+            "both nodes' leaders. Priced on the two-level machine: start-ups of the busiest "
+            "leader, bytes of the busiest node's link, copies, two synchronisations a pass. "
+            "Streams beyond a window of the segment (`XCHG_SHM_BYTES` / (2N - 1)) go in passes",
+        .source = NODE_SOURCE,
+        .shared_memory = 1,
+    },
 
     /* MPI_Allgather */
     {
@@ -234,6 +270,21 @@ const xchg_algo_t xchg_algos[] = {
         .description = "through a segment of shared memory, as alltoall `shm`: each rank copies "
                        "its block in, one synchronisation, each copies the others out",
         .source = SHM_SOURCE,
+        .shared_memory = 1,
+    },
+    {
+        .name = "node",
+        .coll = XCHG_ALLGATHER,
+        .applies = xchg_node_applies,
+        .cost = xchg_cost_node,
+        .description =
+            "node-aware concatenation for any layout: each node's ranks copy their blocks into "
+            "the node's shared segment, the nodes' leaders run the circulant concatenation over "
+            "the nodes (ceil(log2 N) rounds, each node's blocks one chunk), every rank copies "
+            "all blocks out of its node's segment (in passes beyond `XCHG_SHM_BYTES` / p per "
+            "block)",
+        .source = "Bruck et al. 1997, Section 4, over nodes; shared memory (POSIX, a segment per "
+                  "node)",
         .shared_memory = 1,
     },
 
@@ -294,6 +345,22 @@ const xchg_algo_t xchg_algos[] = {
                        "each receiver copies its messages out; the segment grows to the largest "
                        "sender's need (up to `XCHG_SHM_BYTES`), past it pieces",
         .source = SHM_SOURCE,
+        .no_agreement = 1,
+        .shared_memory = 1,
+    },
+    {
+        .name = "node",
+        .coll = XCHG_ALLTOALLV,
+        .applies = xchg_node_applies,
+        .cost = xchg_cost_node,
+        .keys = {&key_leaders},
+        .description =
+            "alltoall `node` with each block its own size: the counts go once through the "
+            "node's segment (a header per rank), from which every rank places its blocks; with "
+            "several leaders a message of 128 KiB or more is cut by bytes, not by destination, "
+            "so a skewed node's largest message is shared by all its leaders; carries the "
+            "statistics behind each pair's first message",
+        .source = NODE_SOURCE,
         .no_agreement = 1,
         .shared_memory = 1,
     },

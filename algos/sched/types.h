@@ -49,6 +49,7 @@ typedef struct xchg_params {
     const struct xchg_algo *inner; /* [inner] twophase: the inner alltoall, NULL = auto */
     int dims_r; /* [dims] torus: the shape's rows (1 for a ring: dims=P), 0 = not given */
     int dims_c; /* [dims] torus: its columns (dims=RxC; rank = x * dims_c + y) */
+    int leaders; /* [leaders] node: ranks of each node that exchange with other nodes */
 } xchg_params_t;
 
 /* The shape of one call. Every field is equal on all ranks of the communicator, so anything
