@@ -12,7 +12,9 @@
  * on the calls that learning watches).
  *
  * Errors from the library's own work go through the user's communicator's error handler, once,
- * like a native error; invalid arguments never reach the library (the PMPI call reports them).
+ * like a native error; invalid arguments never reach the library (the PMPI call reports them),
+ * except those the MPI library reports on one rank only (sizes that differ, aliased buffers:
+ * shim/normalize.c), which that rank reports after taking part in the call.
  */
 #include "normalize.h"
 
@@ -74,8 +76,10 @@ static double start_time(void)
     return xchg_config.stats ? PMPI_Wtime() : -1.0;
 }
 
-/* Account a call, report its time to learning, and report a library error through the
- * communicator's error handler. */
+/* Account a call, report its time to learning, and report an error through the
+ * communicator's error handler. Every rank reports a learning call, a failed one too (as
+ * endlessly slow), so that all ranks' trials stay in step; an error the call deferred (its own
+ * erroneous arguments, xchg_outcome_t.deferred) comes after a call that ran. */
 static int finish(int rc, int coll, const xchg_outcome_t *out, double start, MPI_Comm comm)
 {
     if (out->algo >= 0) {
@@ -84,9 +88,14 @@ static int finish(int rc, int coll, const xchg_outcome_t *out, double start, MPI
         last_choice[coll].params = out->params;
         if (xchg_config.stats)
             xchg_stats_add(coll, out->algo, &out->params, out->key, now - start);
-        if (out->trial >= 0 && rc == MPI_SUCCESS)
-            rc = xchg_learn_record(out->ctx, out->trial, now - out->start);
+        if (out->trial >= 0) {
+            int learned = xchg_learn_record(out->ctx, out->trial,
+                                            rc == MPI_SUCCESS ? now - out->start : -1.0);
+            rc = rc == MPI_SUCCESS ? learned : rc;
+        }
     }
+    if (rc == MPI_SUCCESS && comm != MPI_COMM_NULL)
+        rc = out->deferred;
     if (rc != MPI_SUCCESS && comm != MPI_COMM_NULL) /* NULL: the MPI library reported it */
         PMPI_Comm_call_errhandler(comm, rc);
     return rc;
