@@ -105,7 +105,7 @@ int xchg_alltoallv_hier(xchg_ctx_t *ctx, const void *sendbuf, const size_t *send
     if (rc != MPI_SUCCESS)
         goto out;
 
-    memcpy(in.buf + recvoffs[rank], out.buf + sendoffs[rank], recvbytes[rank]);
+    xchg_copy(in.buf + recvoffs[rank], out.buf + sendoffs[rank], recvbytes[rank]);
     if (carry)
         xchg_carry_begin(carry);
     /* phases over the node sizes; rounds over the 1-factors of the active nodes */

@@ -41,7 +41,7 @@ int xchg_alltoallv_pairwise(xchg_ctx_t *ctx, const void *sendbuf, const size_t *
     rc = xchg_carry_space(ctx, nports, carry, &space);
     if (rc != MPI_SUCCESS)
         goto out;
-    memcpy(recv + recvoffs[rank], send + sendoffs[rank], recvbytes[rank]);
+    xchg_copy(recv + recvoffs[rank], send + sendoffs[rank], recvbytes[rank]);
     if (carry)
         xchg_carry_begin(carry);
     for (int first = 1; first < p; first += nports) {
