@@ -18,8 +18,10 @@
  */
 #include "normalize.h"
 
-/* What served the last call of each collective, for the tools (xchg_last_choice). */
-static xchg_choice_t last_choice[XCHG_NCOLLS] = {{-1, {0}, 0.0}, {-1, {0}, 0.0}, {-1, {0}, 0.0}};
+/* What served this thread's last call of each collective, for the tools (xchg_last_choice): per
+ * thread, so that threads calling collectives at once (MPI_THREAD_MULTIPLE) never share it. */
+static __thread xchg_choice_t last_choice[XCHG_NCOLLS] = {
+    {-1, {0}, 0.0}, {-1, {0}, 0.0}, {-1, {0}, 0.0}};
 static xchg_choice_t native_choice[XCHG_NCOLLS]; /* native of each collective */
 
 static void setup(void)
