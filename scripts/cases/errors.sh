@@ -28,13 +28,15 @@ ERRORS_DEADLINE=1.5
 
 # errors_launch LOG MODE PROG CASES [VAR=VALUE...]: the cases of PROG (CASES: names separated
 # by spaces, or "all"), natively (MODE native) or preloaded, in as many launches as it takes;
-# all their output in LOG.
+# all their output in LOG. errors_stopped says why a launch stopped where no erroneous call
+# explains it (it timed out, or a follow-up call did not return), else is empty.
 errors_launch() {
-    local log=$1 mode=$2 prog=$3 chosen=() next="" part last names=() i
+    local log=$1 mode=$2 prog=$3 chosen=() next="" part last names=() i rc line
     [ "$4" != all ] && read -r -a chosen <<<"$4"
     shift 4
     mapfile -t names < <("$TESTS/$prog" --list)
     : >"$log"
+    errors_stopped=""
     for ((part = 0; part <= ${#names[@]}; part++)); do
         local plog="$log.$part" args=(--deadline "$ERRORS_DEADLINE")
         [ -n "$next" ] && args+=(--from "$next")
@@ -43,9 +45,16 @@ errors_launch() {
         else
             preloaded "$plog" "$ERRORS_RANKS" "$@" -- "$TESTS/$prog" "${args[@]}" "${chosen[@]}"
         fi
+        rc=$?
+        if [ $rc -ge 124 ] && [ $rc -le 125 ] || [ $rc -eq 137 ]; then
+            errors_stopped="a launch stopped: $(rc_reason $rc)"
+        elif line=$(grep -a -m 1 -E "^$prog: case [a-z0-9_]+/follow-up rank [0-9]+: no return" "$plog"); then
+            errors_stopped="the valid call after an erroneous one did not return: $line"
+        fi
         cat "$plog" >>"$log"
         rm -f "$plog"
         grep -aqE "^$prog: [0-9]+ checks" "$log" && return 0
+        [ -n "$errors_stopped" ] && return 0
         # stopped at a case where some rank did not return: go on after it
         last=$(grep -aoE "^$prog: case [a-z0-9_]+ " "$log" | tail -n 1 | awk '{print $3}')
         next=""
@@ -177,6 +186,7 @@ for errors_prog in errors_length errors_alias; do
             grep -aqE "^$errors_prog: case $c rank " "$log" || why="case $c was never reached"
         done
         line=$(grep -a -m 1 '^FAIL \[' "$log") && why="a data check failed natively: $line"
+        [ -n "$errors_stopped" ] && why="natively, $errors_stopped"
         if [ -z "$why" ]; then pass "$name" "$start"; else fail "$name" "$why" "$log"; fi
     fi
 
@@ -203,6 +213,7 @@ for errors_prog in errors_length errors_alias; do
         cases=$(errors_cases "$errors_prog" "$errors_native" "$may_hang")
         errors_launch "$log" preloaded "$errors_prog" "$cases" "${vars[@]}"
         errors_compare "$errors_prog" "$errors_native" "$log" "$cases"
+        [ -z "$why" ] && why=$errors_stopped
         if [ -z "$why" ] && line=$(strict_line "$log"); then
             why="a forced algorithm could not serve a call (XCHG_STRICT=1): $line"
         fi

@@ -25,10 +25,10 @@ if [ -x "$TESTS/soak" ]; then
         report_launch "$name" "$start" "$log"
     fi
 
-    name="soak p=3 shm forced ($((SOAK_CALLS / 10)) calls, a segment per communicator)"
+    name="soak p=3 shm forced ($((SOAK_CALLS / 25)) calls, a segment per communicator)"
     if begin_case "$name"; then
         preloaded "$log" 3 XCHG_WAIT=yield XCHG_STATS=1 XCHG_STRICT=1 XCHG_ALLTOALL=shm \
-            XCHG_ALLGATHER=shm XCHG_ALLTOALLV=shm -- "$TESTS/soak" --calls $((SOAK_CALLS / 10))
+            XCHG_ALLGATHER=shm XCHG_ALLTOALLV=shm -- "$TESTS/soak" --calls $((SOAK_CALLS / 25))
         check_launch $? "$log" soak alltoall=shm allgather=shm alltoallv=shm
         report_launch "$name" "$start" "$log"
     fi

@@ -14,8 +14,8 @@
  *     0.3 s after the deadline; when some rank did not come back, it writes "PROG: case NAME rank R: not
  *     every rank returned" and ends its process too;
  *   - when every rank came back, the program goes on: a valid call of the same collective on
- *     the same communicator, every byte checked (the communicator must still work), then the
- *     next case.
+ *     the same communicator, every byte checked (the communicator must still work), under the
+ *     same deadline ("case NAME/follow-up rank R: no return ..."), then the next case.
  * A run of cases stops at the first case where some rank did not return; scripts/cases/
  * errors.sh starts the next launch with the case after it (--from NAME).
  *
@@ -155,6 +155,7 @@ static int errors_end(int rc, double seconds, int role)
 /* A valid call of the collective: the communicator still works, every byte checked. */
 static void errors_follow_up(int coll, const char *name)
 {
+    static char label[160];
     int n = 3, rc;
     int *send = malloc((size_t)nranks * (size_t)n * sizeof(int));
     int *recv = malloc(((size_t)nranks * (size_t)n + GUARD) * sizeof(int));
@@ -167,6 +168,10 @@ static void errors_follow_up(int coll, const char *name)
     }
     for (int i = 0; i < nranks * n + GUARD; i++)
         recv[i] = -1;
+    /* under the deadline too: "case NAME/follow-up rank R: no return within D s" */
+    snprintf(label, sizeof label, "%s/follow-up", name);
+    errors_case_name = label;
+    errors_alarm_in(errors_deadline);
     if (coll == COLL_ALLTOALL)
         rc = MPI_Alltoall(send, n, MPI_INT, recv, n, MPI_INT, MPI_COMM_WORLD);
     else if (coll == COLL_ALLGATHER)
@@ -174,6 +179,7 @@ static void errors_follow_up(int coll, const char *name)
     else
         rc = MPI_Alltoallv(send, counts, displs, MPI_INT, recv, counts, displs, MPI_INT,
                            MPI_COMM_WORLD);
+    errors_alarm_in(0);
     check_count(1);
     if (rc != MPI_SUCCESS)
         check_fail("%s: the valid call after it returned error %d", name, rc);
