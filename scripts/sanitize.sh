@@ -17,12 +17,14 @@
 #         exits (and are not needed on one node).
 # Each run must exit 0, print its "PROG: N checks, 0 failed" line and no sanitizer report.
 # One line per run, "PASS name (s)" or "FAIL name: why" with the log's tail, then "N passed,
-# M failed"; logs in build/sanitize/logs. SANITIZE_MPIS (default: mpich openmpi).
+# M failed"; logs in build/sanitize/logs. SANITIZE_MPIS (default: mpich openmpi);
+# SANITIZE_ONLY=REGEX runs only the runs whose name ("MPI: PROGRAM p=N ...") matches.
 set -uo pipefail
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 cd "$root" || exit 2
 
 MPIS=${SANITIZE_MPIS:-mpich openmpi}
+ONLY=${SANITIZE_ONLY:-}
 LOGS=$root/build/sanitize/logs
 KEEP=$root/build/sanitize/libkeep_modules.so
 TIMEOUT=${SANITIZE_TIMEOUT:-300}
@@ -87,6 +89,7 @@ program_of() {
 run() {
     local name="$2: $1" mpi=$2 prog log start rc why="" tests
     shift 2
+    [ -n "$ONLY" ] && ! [[ $name =~ $ONLY ]] && return 0
     tests=$root/build/tests
     [ "$mpi" = openmpi ] && tests=$root/build/openmpi/tests
     prog=$(program_of "$@")
