@@ -130,8 +130,8 @@ static int aliased_call(const acase_t *c, double *seconds)
      * allgather_base, which sends from there) */
     for (int j = 0; j < nranks; j++)
         for (int i = 0; i < COUNT; i++)
-            buf[j * COUNT + i] = errors_value(rank, c->coll == COLL_ALLGATHER ? -1 : j, i,
-                                              SALT_ALIAS);
+            buf[j * COUNT + i] =
+                errors_value(rank, c->coll == COLL_ALLGATHER ? -1 : j, i, SALT_ALIAS);
     for (int g = 0; g < GUARD; g++)
         buf[nranks * COUNT + g] = -1;
     for (int j = 0; j < nranks; j++) {

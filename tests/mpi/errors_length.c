@@ -59,7 +59,6 @@ static const lcase_t cases[] = {
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
-
 /* Elements rank `from` sends to rank `to` in case c (COUNT-scaled for rank 0). */
 static int sent_count(const lcase_t *c, int from, int to)
 {
@@ -98,8 +97,7 @@ static void check_received(const lcase_t *c, const int *recv, int ok, size_t gua
     for (int g = 0; g < GUARD; g++) {
         check_count(1);
         if (recv[guard_at + (size_t)g] != -1)
-            check_fail("%s: the guard int %d after the receive buffer was overwritten", c->name,
-                       g);
+            check_fail("%s: the guard int %d after the receive buffer was overwritten", c->name, g);
     }
 }
 
@@ -151,8 +149,8 @@ static int bad_call(const lcase_t *c, double *seconds)
     else if (c->coll == COLL_ALLGATHER)
         rc = MPI_Allgather(send, mine, MPI_INT, recv, n, MPI_INT, MPI_COMM_WORLD);
     else
-        rc = MPI_Alltoallv(send, sendcounts, sdispls, MPI_INT, recv, recvcounts, rdispls,
-                           MPI_INT, MPI_COMM_WORLD);
+        rc = MPI_Alltoallv(send, sendcounts, sdispls, MPI_INT, recv, recvcounts, rdispls, MPI_INT,
+                           MPI_COMM_WORLD);
     *seconds = errors_now() - t0;
     check_received(c, recv, rc == MPI_SUCCESS, recv_ints);
     if (holed != MPI_DATATYPE_NULL)

@@ -11,8 +11,8 @@
  *     (_exit(0));
  *   - after the call, each rank writes "PROG: case NAME rank R role ROLE: class C (TEXT) after
  *     T s", then takes part in an MPI_Ibarrier on a communicator of its own and tests it until
- *     0.3 s after the deadline; when some rank did not come back, it writes "PROG: case NAME rank R: not
- *     every rank returned" and ends its process too;
+ *     0.3 s after the deadline; when some rank did not come back, it writes "PROG: case NAME
+ *     rank R: not every rank returned" and ends its process too;
  *   - when every rank came back, the program goes on: a valid call of the same collective on
  *     the same communicator, every byte checked (the communicator must still work), under the
  *     same deadline ("case NAME/follow-up rank R: no return ..."), then the next case.
@@ -46,7 +46,7 @@ static const char *errors_prog = "errors";
 static const char *errors_case_name = "";
 static double errors_deadline = 2.0; /* seconds a call may take before its rank gives up */
 static MPI_Comm errors_done_comm = MPI_COMM_NULL;
-static double errors_started; /* when the current case's call began */
+static double errors_started;      /* when the current case's call began */
 static int errors_world_rank = -1; /* for the alarm handler, which cannot ask MPI */
 static int rank, nranks;           /* in MPI_COMM_WORLD */
 

@@ -95,8 +95,8 @@ static void make_layouts(void)
     layouts[4] = (layout_t){"struct", st, 16, 2, {0, 8}, {KIND_INT, KIND_DOUBLE}};
     MPI_Type_contiguous(3, MPI_INT, &layouts[5].type);
     MPI_Type_commit(&layouts[5].type);
-    layouts[5] = (layout_t){"3ints", layouts[5].type, 12, 3, {0, 4, 8},
-                            {KIND_INT, KIND_INT, KIND_INT}};
+    layouts[5] =
+        (layout_t){"3ints", layouts[5].type, 12, 3, {0, 4, 8}, {KIND_INT, KIND_INT, KIND_INT}};
 }
 
 /* The 200 shapes (file header). */
@@ -110,9 +110,8 @@ static void make_shapes(void)
                     shapes[nshapes++] = (shape_t){coll, t, counts[c], 0, pattern};
                 for (int c = 0; c < 3; c++) /* MPICH's own in place fails for the struct
                                                above 8 KiB a block (coll_check.c) */
-                    shapes[nshapes++] = (shape_t){coll, t,
-                                                  t == 4 && c == 2 ? 250 : in_place_counts[c],
-                                                  1, pattern};
+                    shapes[nshapes++] =
+                        (shape_t){coll, t, t == 4 && c == 2 ? 250 : in_place_counts[c], 1, pattern};
             }
     for (int coll = 0; coll < 3; coll++)
         for (int t = 0; t < 6; t += 3)
@@ -134,7 +133,8 @@ static int v_count(const shape_t *s, int i, int j, int salt)
 
 /* ---- filling and checking one element ---- */
 
-static void put_element(char *at, const layout_t *l, int src, int dst, uint64_t index, uint32_t salt)
+static void put_element(char *at, const layout_t *l, int src, int dst, uint64_t index,
+                        uint32_t salt)
 {
     for (int k = 0; k < l->nprims; k++) {
         uint32_t v = check_value(src, dst, index * MAX_PRIMS + (uint64_t)k, salt);
@@ -162,7 +162,7 @@ typedef struct call {
     /* element offsets of each block (alltoall, allgather: block j at j count; alltoallv: in
      * order with a gap of one element) and counts */
     int *scounts, *sdispls, *rcounts, *rdispls;
-    size_t send_elems, recv_elems; /* elements of each buffer, gaps included */
+    size_t send_elems, recv_elems;          /* elements of each buffer, gaps included */
     char *send, *recv, *send_copy, *expect; /* expect: the receive buffer as it must end */
 } call_t;
 
@@ -212,8 +212,8 @@ static void fill(call_t *c)
         char *image = c->expect + (size_t)c->rdispls[j] * l->extent;
         int n = c->s->in_place ? c->rcounts[j] : c->scounts[j];
         for (int i = 0; i < c->rcounts[j]; i++) /* what rank j sends this rank */
-            put_element(image + (size_t)i * l->extent, l, j, allgather ? -1 : c->me,
-                        (uint64_t)i, c->salt);
+            put_element(image + (size_t)i * l->extent, l, j, allgather ? -1 : c->me, (uint64_t)i,
+                        c->salt);
         if (allgather && (c->s->in_place ? j != c->me : j != 0))
             continue;
         for (int i = 0; i < n; i++)
@@ -398,27 +398,114 @@ static usage_t measure_bare(MPI_Comm pool[POOL], long long *created)
     return u;
 }
 
+/* What a run asks for and holds. */
+typedef struct run {
+    long long ncalls, check_every, ncomms, created;
+    MPI_Comm pool[POOL];
+    usage_t start, warm, end;
+} run_t;
+
+/* One call of the run: layout, fill (when checked), the call, the check. */
+static void one_call(call_t *c, long long call_no, int check)
+{
+    int rc;
+    c->salt = (uint32_t)call_no;
+    if (c->s->coll == COLL_ALLTOALLV)
+        layout_v(c);
+    else
+        layout_blocks(c);
+    if (check)
+        fill(c);
+    rc = run_call(c);
+    if (rc != MPI_SUCCESS) {
+        fail_once(c, "the call returned an error", call_no);
+        fprintf(stderr, "soak: stopping: a call returned an error\n");
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    if (check)
+        verify(c, call_no);
+}
+
+/* The calls, in bursts (file header); the warm-up's figures; the pool renewed as it goes. */
+static void run_calls(run_t *r, call_t *c)
+{
+    long long call_no = 0, warm_at = r->ncalls / 5, renew_every;
+    int warmed = 0;
+
+    renew_every = r->ncalls / (r->ncomms - POOL + 1) > 0 ? r->ncalls / (r->ncomms - POOL + 1) : 1;
+    while (call_no < r->ncalls) {
+        /* a burst: one shape, one communicator, 1 to 16 calls */
+        long long burst = call_no / 8;
+        int len = 1 + (int)(check_value(0, 0, (uint64_t)burst, 77) % 16);
+        c->s = &shapes[check_value(1, 1, (uint64_t)burst, 78) % (uint32_t)nshapes];
+        c->l = &layouts[c->s->type];
+        if (!warmed && call_no >= warm_at) { /* no communicator of the pool, as at the start */
+            r->warm = measure_bare(r->pool, &r->created);
+            warmed = 1;
+        }
+        c->comm = r->pool[burst % POOL];
+        MPI_Comm_size(c->comm, &c->p);
+        MPI_Comm_rank(c->comm, &c->me);
+        for (int k = 0; k < len && call_no < r->ncalls; k++, call_no++) {
+            one_call(c, call_no, call_no % r->check_every == 0);
+            /* renew a communicator of the pool (not the one of this burst) */
+            if (call_no > 0 && call_no % renew_every == 0 && r->created < r->ncomms) {
+                int slot = (int)((burst + 1) % POOL);
+                MPI_Comm_free(&r->pool[slot]);
+                r->pool[slot] = make_comm((int)r->created++);
+            }
+        }
+    }
+    r->end = measure_bare(r->pool, NULL);
+}
+
+/* The figures, one line per rank in rank order; the verdicts. */
+static void report(const run_t *r)
+{
+    const usage_t *s = &r->start, *w = &r->warm, *e = &r->end;
+    for (int k = 0; k < world_size; k++) {
+        if (k == world_rank) {
+            printf("soak: rank %d rss_kib %ld %ld %ld fds %d %d %d shm_files %d %d %d sysv %d %d "
+                   "%d (start, warm, end) calls %lld checked every %lld comms %lld\n",
+                   world_rank, s->rss_kib, w->rss_kib, e->rss_kib, s->fds, w->fds, e->fds,
+                   s->shm_files, w->shm_files, e->shm_files, s->sysv, w->sysv, e->sysv, r->ncalls,
+                   r->check_every, r->created);
+            fflush(stdout);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    check_count(4);
+    if (e->rss_kib - w->rss_kib > RSS_LIMIT_KIB)
+        check_fail("VmRSS grew by %ld KiB after the warm-up (limit %d)", e->rss_kib - w->rss_kib,
+                   RSS_LIMIT_KIB);
+    if (e->fds > w->fds)
+        check_fail("open file descriptors grew after the warm-up: %d -> %d", w->fds, e->fds);
+    if (e->shm_files > w->shm_files)
+        check_fail("shared-memory files in use grew after the warm-up: %d -> %d", w->shm_files,
+                   e->shm_files);
+    if (e->sysv > w->sysv)
+        check_fail("System V segments of the job grew after the warm-up: %d -> %d", w->sysv,
+                   e->sysv);
+}
+
 int main(int argc, char **argv)
 {
-    long long ncalls = 20000, check_every = 1, ncomms = 100, created = 0, call_no = 0;
-    long long renew_every, warm_at;
-    MPI_Comm pool[POOL];
-    usage_t start, warm = {0}, end;
-    size_t most = 0;
+    run_t r = {.ncalls = 20000, .check_every = 1, .ncomms = 100};
+    size_t most;
     call_t c;
     pid_t me;
-    int status, warmed = 0;
+    int status;
 
     MPI_Init(&argc, &argv);
     for (int a = 1; a + 1 < argc; a += 2) {
         if (strcmp(argv[a], "--calls") == 0)
-            ncalls = atoll(argv[a + 1]);
+            r.ncalls = atoll(argv[a + 1]);
         else if (strcmp(argv[a], "--check-every") == 0)
-            check_every = atoll(argv[a + 1]);
+            r.check_every = atoll(argv[a + 1]);
         else if (strcmp(argv[a], "--comms") == 0)
-            ncomms = atoll(argv[a + 1]);
+            r.ncomms = atoll(argv[a + 1]);
     }
-    if (ncalls < 100 || check_every < 1 || ncomms < POOL) {
+    if (r.ncalls < 100 || r.check_every < 1 || r.ncomms < POOL) {
         fprintf(stderr, "soak: --calls >= 100, --check-every >= 1, --comms >= %d\n", POOL);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -430,7 +517,7 @@ int main(int argc, char **argv)
                   MPI_COMM_WORLD);
     make_layouts();
     make_shapes();
-    start = measure();
+    r.start = measure();
 
     /* buffers for the largest shape: up to 2002 elements of 16 bytes (alltoallv) and a gap
      * for each of p ranks */
@@ -444,75 +531,10 @@ int main(int argc, char **argv)
     c.rcounts = c.sdispls + world_size;
     c.rdispls = c.rcounts + world_size;
     for (int k = 0; k < POOL; k++)
-        pool[k] = make_comm((int)created++);
-    renew_every = ncalls / (ncomms - POOL + 1) > 0 ? ncalls / (ncomms - POOL + 1) : 1;
-    warm_at = ncalls / 5;
+        r.pool[k] = make_comm((int)r.created++);
+    run_calls(&r, &c);
+    report(&r);
 
-    while (call_no < ncalls) {
-        /* a burst: one shape, one communicator, 1 to 16 calls */
-        long long burst = call_no / 8;
-        int len = 1 + (int)(check_value(0, 0, (uint64_t)burst, 77) % 16);
-        c.s = &shapes[check_value(1, 1, (uint64_t)burst, 78) % (uint32_t)nshapes];
-        c.l = &layouts[c.s->type];
-        if (!warmed && call_no >= warm_at) { /* with no communicator of the pool, as at the
-                                                 start */
-            warm = measure_bare(pool, &created);
-            warmed = 1;
-        }
-        c.comm = pool[burst % POOL];
-        MPI_Comm_size(c.comm, &c.p);
-        MPI_Comm_rank(c.comm, &c.me);
-        for (int k = 0; k < len && call_no < ncalls; k++, call_no++) {
-            int rc, check = call_no % check_every == 0;
-            c.salt = (uint32_t)call_no;
-            if (c.s->coll == COLL_ALLTOALLV)
-                layout_v(&c);
-            else
-                layout_blocks(&c);
-            if (check)
-                fill(&c);
-            rc = run_call(&c);
-            if (rc != MPI_SUCCESS) {
-                fail_once(&c, "the call returned an error", call_no);
-                fprintf(stderr, "soak: stopping: a call returned an error\n");
-                MPI_Abort(MPI_COMM_WORLD, 3);
-            }
-            if (check)
-                verify(&c, call_no);
-            /* renew a communicator of the pool (not the one of this burst) */
-            if (call_no > 0 && call_no % renew_every == 0 && created < ncomms) {
-                int slot = (int)((burst + 1) % POOL);
-                MPI_Comm_free(&pool[slot]);
-                pool[slot] = make_comm((int)created++);
-            }
-        }
-    }
-    end = measure_bare(pool, NULL);
-
-    /* the figures, one line per rank in rank order; the verdicts */
-    for (int r = 0; r < world_size; r++) {
-        if (r == world_rank) {
-            printf("soak: rank %d rss_kib %ld %ld %ld fds %d %d %d shm_files %d %d %d sysv %d %d "
-                   "%d (start, warm, end) calls %lld checked every %lld comms %lld\n",
-                   world_rank, start.rss_kib, warm.rss_kib, end.rss_kib, start.fds, warm.fds,
-                   end.fds, start.shm_files, warm.shm_files, end.shm_files, start.sysv,
-                   warm.sysv, end.sysv, ncalls, check_every, created);
-            fflush(stdout);
-        }
-        MPI_Barrier(MPI_COMM_WORLD);
-    }
-    check_count(4);
-    if (end.rss_kib - warm.rss_kib > RSS_LIMIT_KIB)
-        check_fail("VmRSS grew by %ld KiB after the warm-up (limit %d)",
-                   end.rss_kib - warm.rss_kib, RSS_LIMIT_KIB);
-    if (end.fds > warm.fds)
-        check_fail("open file descriptors grew after the warm-up: %d -> %d", warm.fds, end.fds);
-    if (end.shm_files > warm.shm_files)
-        check_fail("shared-memory files in use grew after the warm-up: %d -> %d",
-                   warm.shm_files, end.shm_files);
-    if (end.sysv > warm.sysv)
-        check_fail("System V segments of the job grew after the warm-up: %d -> %d", warm.sysv,
-                   end.sysv);
     for (int t = 3; t < 6; t++)
         MPI_Type_free(&layouts[t].type);
     free(c.send);

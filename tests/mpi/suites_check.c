@@ -114,8 +114,8 @@ static void side_fill(side_t *s, int nblocks, int src_fixed, const int *world_of
             for (int k = 0; k < s->l->nprims; k++) {
                 int src = by_source ? world_of[j] : src_fixed;
                 int dst = by_source ? dst_fixed : world_of[j];
-                int v = (int)check_value(src, dst, (uint64_t)e * (uint64_t)s->l->nprims + (uint64_t)k,
-                                         salt);
+                int v = (int)check_value(src, dst,
+                                         (uint64_t)e * (uint64_t)s->l->nprims + (uint64_t)k, salt);
                 memcpy(el + s->l->offset[k], &v, sizeof v);
             }
         }
@@ -168,6 +168,21 @@ static int units_symmetric(int from, int to, int base) /* for alltoallv in place
     return ((from + to) % 4) * base;
 }
 
+/* The call itself; counts: sendcounts, sdispls, recvcounts, rdispls (q each). */
+static int call_by_spec(const callspec_t *c, const void *sendbuf, void *recvbuf, int *counts)
+{
+    const layout_t *sl = c->in_place ? c->recvl : c->sendl;
+    int n = c->base, q = c->peers;
+    if (c->coll == COLL_ALLTOALL)
+        return MPI_Alltoall(sendbuf, n * c->smult, sl->type, recvbuf, n * c->rmult, c->recvl->type,
+                            c->comm);
+    if (c->coll == COLL_ALLGATHER)
+        return MPI_Allgather(sendbuf, n * c->smult, sl->type, recvbuf, n * c->rmult, c->recvl->type,
+                             c->comm);
+    return MPI_Alltoallv(sendbuf, counts, counts + q, sl->type, recvbuf, counts + 2 * q,
+                         counts + 3 * q, c->recvl->type, c->comm);
+}
+
 static void checked_call(const callspec_t *c)
 {
     side_t send, recv, image, copy;
@@ -210,22 +225,10 @@ static void checked_call(const callspec_t *c)
         rcounts[j] = recv.n_of[j];
         rdispls[j] = recv.first[j];
     }
-    {
-        const void *sb = c->in_place ? MPI_IN_PLACE : send.base + MARGIN;
-        char *rb = recv.base + MARGIN;
-        int n = c->base;
-        if (c->coll == COLL_ALLTOALL)
-            rc = MPI_Alltoall(sb, n * c->smult, sl->type, rb, n * c->rmult, c->recvl->type,
-                              c->comm);
-        else if (allgather)
-            rc = MPI_Allgather(sb, n * c->smult, sl->type, rb, n * c->rmult, c->recvl->type,
-                               c->comm);
-        else
-            rc = MPI_Alltoallv(sb, scounts, sdispls, sl->type, rb, rcounts, rdispls,
-                               c->recvl->type, c->comm);
-    }
-    snprintf(what, sizeof what, "%s %s %s>%s count %d%s", c->label, coll_names[c->coll],
-             sl->name, c->recvl->name, c->base, c->in_place ? " in place" : "");
+    rc = call_by_spec(c, c->in_place ? MPI_IN_PLACE : send.base + MARGIN, recv.base + MARGIN,
+                      scounts);
+    snprintf(what, sizeof what, "%s %s %s>%s count %d%s", c->label, coll_names[c->coll], sl->name,
+             c->recvl->name, c->base, c->in_place ? " in place" : "");
     check_count(1);
     if (rc != MPI_SUCCESS) {
         check_fail("%s: returned error %d", what, rc);
@@ -297,17 +300,24 @@ static void part_negative(void)
     struct {
         const layout_t *s, *r;
         int smult, rmult;
-    } pairs[] = {{&l_negvec, &l_negvec, 1, 1}, {&l_int, &l_negvec, 3, 1},
-                 {&l_negvec, &l_int, 1, 3},    {&l_neglb, &l_neglb, 1, 1},
-                 {&l_neglb, &l_int, 1, 1},     {&l_int, &l_neglb, 1, 1}};
+    } pairs[] = {{&l_negvec, &l_negvec, 1, 1}, {&l_int, &l_negvec, 3, 1}, {&l_negvec, &l_int, 1, 3},
+                 {&l_neglb, &l_neglb, 1, 1},   {&l_neglb, &l_int, 1, 1},  {&l_int, &l_neglb, 1, 1}};
     int *world_of = malloc((size_t)world_size * sizeof(int));
     for (int j = 0; j < world_size; j++)
         world_of[j] = j;
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++)
         for (int coll = 0; coll < NCOLLS; coll++)
             for (int in_place = 0; in_place < 2; in_place++) {
-                callspec_t c = {coll, in_place, world_size, world_rank, world_of, MPI_COMM_WORLD,
-                                pairs[k].s, pairs[k].r, pairs[k].smult, pairs[k].rmult,
+                callspec_t c = {coll,
+                                in_place,
+                                world_size,
+                                world_rank,
+                                world_of,
+                                MPI_COMM_WORLD,
+                                pairs[k].s,
+                                pairs[k].r,
+                                pairs[k].smult,
+                                pairs[k].rmult,
                                 coll != COLL_ALLTOALLV ? units_uniform
                                 : in_place             ? units_symmetric
                                                        : units_skewed,
@@ -335,9 +345,19 @@ static void part_inter(void)
     remote_world = world_ranks(inter, 1, &nremote);
     for (int coll = 0; coll < NCOLLS; coll++)
         for (int base = 0; base < 3; base++) {
-            callspec_t c = {coll, 0, nremote, world_rank, remote_world, inter, &l_int, &l_int,
-                            1, 1, coll == COLL_ALLTOALLV ? units_skewed : units_uniform,
-                            base == 2 ? 1000 : base * 3 + 1, (uint32_t)(200 + coll * 4 + base),
+            callspec_t c = {coll,
+                            0,
+                            nremote,
+                            world_rank,
+                            remote_world,
+                            inter,
+                            &l_int,
+                            &l_int,
+                            1,
+                            1,
+                            coll == COLL_ALLTOALLV ? units_skewed : units_uniform,
+                            base == 2 ? 1000 : base * 3 + 1,
+                            (uint32_t)(200 + coll * 4 + base),
                             "intercommunicator:"};
             checked_call(&c);
             c.sendl = c.recvl = &l_negvec; /* a packed type across groups too */
@@ -347,9 +367,20 @@ static void part_inter(void)
     MPI_Intercomm_merge(inter, mine, &merged);
     merged_world = world_ranks(merged, 0, &nmerged);
     for (int coll = 0; coll < NCOLLS; coll++) {
-        callspec_t c = {coll, coll == COLL_ALLGATHER, nmerged, world_rank, merged_world, merged,
-                        &l_int, &l_int, 1, 1, coll == COLL_ALLTOALLV ? units_skewed : units_uniform,
-                        7, (uint32_t)(300 + coll), "merged intercommunicator:"};
+        callspec_t c = {coll,
+                        coll == COLL_ALLGATHER,
+                        nmerged,
+                        world_rank,
+                        merged_world,
+                        merged,
+                        &l_int,
+                        &l_int,
+                        1,
+                        1,
+                        coll == COLL_ALLTOALLV ? units_skewed : units_uniform,
+                        7,
+                        (uint32_t)(300 + coll),
+                        "merged intercommunicator:"};
         checked_call(&c);
     }
     MPI_Comm_free(&merged);
@@ -362,8 +393,8 @@ static void part_inter(void)
 /* Reserve `bytes` of address space, filled with the sentinel where touched only. */
 static char *reserve(size_t bytes)
 {
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
 
@@ -502,8 +533,18 @@ static void part_subsets(void)
             for (int coll = 0; coll < NCOLLS; coll++)
                 for (int b = 0; b < 4; b++)
                     for (int it = 0; it < 3; it++) {
-                        callspec_t c = {coll, 0, n, world_rank, world_of, sub, &l_int, &l_int, 1,
-                                        1, units_uniform, bases[b],
+                        callspec_t c = {coll,
+                                        0,
+                                        n,
+                                        world_rank,
+                                        world_of,
+                                        sub,
+                                        &l_int,
+                                        &l_int,
+                                        1,
+                                        1,
+                                        units_uniform,
+                                        bases[b],
                                         (uint32_t)(5000 + k * 64 + coll * 16 + b * 4 + it),
                                         "subset:"};
                         checked_call(&c);
