@@ -75,12 +75,11 @@ errors_results() {
 # CASES is as the header says).
 errors_compare() {
     local prog=$1 c r k n x limit line
-    local -A nclass ntime xclass xtime xrole nlimit
+    local -A nclass xclass xtime xrole nlimit
     local names=()
     read -r -a names <<<"$4"
     while read -r c r k n x; do
         nclass[$c:$r]=$k
-        ntime[$c:$r]=$n
         limit=$(awk -v a="${nlimit[$c]:-0}" -v b="$n" 'BEGIN { print (b > a ? b : a) }')
         nlimit[$c]=$limit
     done < <(errors_results "$2" "$prog")
