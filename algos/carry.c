@@ -39,7 +39,7 @@ void xchg_carry_send(xchg_carry_space_t *space, int slot, const xchg_carry_t *ca
         if (bytes > 0)
             space->sends[space->nsends++] = (xchg_msg_t){to, (void *)data, bytes};
     } else if (bytes <= XCHG_CARRY_INLINE) {
-        memcpy(out, data, bytes);
+        xchg_copy(out, data, bytes);
         memcpy(out + bytes, carry->mine, CARRY_BYTES);
         space->sends[space->nsends++] = (xchg_msg_t){to, out, bytes + CARRY_BYTES};
     } else {
@@ -79,7 +79,7 @@ void xchg_carry_arrived(const xchg_carry_space_t *space, int slot, xchg_carry_t 
     if (!carry)
         return;
     if (bytes <= XCHG_CARRY_INLINE) {
-        memcpy(data, in, bytes);
+        xchg_copy(data, in, bytes);
         memcpy(stats, in + bytes, CARRY_BYTES);
     } else {
         memcpy(stats, space->stats + (size_t)slot * CARRY_WORDS, CARRY_BYTES);

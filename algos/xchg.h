@@ -17,6 +17,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "sched/types.h" /* collectives, call shape, topology, machine, params, registry entry */
 
@@ -179,6 +180,14 @@ xchg_mark_t xchg_scratch_mark(const xchg_ctx_t *ctx);
 void *xchg_scratch_push(xchg_ctx_t *ctx, size_t bytes);
 void xchg_scratch_release(xchg_ctx_t *ctx, xchg_mark_t mark);
 void xchg_scratch_free(xchg_ctx_t *ctx); /* everything, when the context goes */
+
+/* memcpy for MPI_Alltoallv's blocks in the user's buffers, which may be NULL where a block is
+ * empty (memcpy's pointers must be valid even for 0 bytes). */
+static inline void xchg_copy(void *to, const void *from, size_t bytes)
+{
+    if (bytes > 0)
+        memcpy(to, from, bytes);
+}
 
 /* The algorithms (one file each in algos/) */
 xchg_alltoall_fn xchg_alltoall_pairwise;
