@@ -12,7 +12,9 @@
  * node's earlier receivers from y (their totals) and of y's earlier senders to it (its own
  * counts). Nothing about counts crosses a node's link: both ends of a message know its length
  * (MPI requires the sender's and the receiver's counts to match; counts that do not are an
- * erroneous program, and may leave the passes of two nodes apart).
+ * erroneous program: inside a node the receiver sees the sender's row and reports
+ * MPI_ERR_TRUNCATE when it was sent more than it receives; between nodes the passes of the two
+ * nodes may come apart, which is this algorithm's weakness against such programs).
  *
  * Skew. With leaders=1 a node's leader carries all its bytes, as the link does anyway. With L
  * leaders a message of at least twice XCHG_NODE_SPLIT_MIN bytes is cut into min(L_x, L_y)
@@ -49,10 +51,14 @@ static void write_header(const xchg_ctx_t *ctx, uint64_t *hdr, const size_t *sen
     }
 }
 
-/* The header pass: write, synchronise, read every place and the node's maxima. */
-static void header_pass(xchg_ctx_t *ctx, xchg_node_call_t *c, const size_t *sendbytes,
-                        const size_t *recvbytes, const xchg_carry_t *carry)
+/* The header pass: write, synchronise, read every place and the node's maxima. Returns
+ * MPI_ERR_TRUNCATE when a sender of this rank's node sends it more than it receives from that
+ * sender (an erroneous program; the block is cut to the receive size, as MPI cuts a message),
+ * else MPI_SUCCESS. */
+static int header_pass(xchg_ctx_t *ctx, xchg_node_call_t *c, const size_t *sendbytes,
+                       const size_t *recvbytes, const xchg_carry_t *carry)
 {
+    int rc = MPI_SUCCESS;
     xchg_node_headers_t h = {xchg_shm_half(ctx), xchg_node_v_header_bytes(ctx->size, ctx->nnodes),
                              ctx->nnodes};
     write_header(ctx, (uint64_t *)(xchg_shm_half(ctx) + (size_t)c->me * h.stride), sendbytes,
@@ -60,11 +66,16 @@ static void header_pass(xchg_ctx_t *ctx, xchg_node_call_t *c, const size_t *send
     xchg_shm_sync(ctx);
     xchg_node_v_send_layout(&c->lay, &h, c->node, c->me, c->send_at, c->stream_len);
     xchg_node_v_recv_layout(&c->lay, &h, c->node, c->me, recvbytes, c->recv_at, c->in_len);
-    for (int l = 0; l < ctx->local_size; l++)
+    for (int l = 0; l < ctx->local_size; l++) {
+        int sender = c->lay.members[c->lay.first[c->node] + l];
         for (int i = 0; i < 3; i++)
             if (xchg_node_hdr_stats(&h, l)[i] > c->stats[i])
                 c->stats[i] = xchg_node_hdr_stats(&h, l)[i];
+        if (l != c->me && xchg_node_hdr_row(&h, l)[ctx->rank] > recvbytes[sender])
+            rc = MPI_ERR_TRUNCATE;
+    }
     xchg_shm_next(ctx);
+    return rc;
 }
 
 int xchg_alltoallv_node(xchg_ctx_t *ctx, const void *sendbuf, const size_t *sendbytes,
@@ -72,7 +83,7 @@ int xchg_alltoallv_node(xchg_ctx_t *ctx, const void *sendbuf, const size_t *send
                         const size_t *recvoffs, const xchg_call_t *call,
                         const xchg_params_t *params, xchg_carry_t *carry)
 {
-    int p = ctx->size, rank = ctx->rank, rc;
+    int p = ctx->size, rank = ctx->rank, rc, truncated;
     size_t headers;
     xchg_node_call_t c;
     xchg_mark_t mark = xchg_scratch_mark(ctx);
@@ -112,8 +123,10 @@ int xchg_alltoallv_node(xchg_ctx_t *ctx, const void *sendbuf, const size_t *send
     c.recv = recvbuf;
     c.recvbytes = recvbytes;
     c.recvoffs = recvoffs;
-    header_pass(ctx, &c, sendbytes, recvbytes, carry);
+    truncated = header_pass(ctx, &c, sendbytes, recvbytes, carry);
     rc = xchg_node_run(ctx, &c);
+    if (rc == MPI_SUCCESS)
+        rc = truncated;
     if (rc == MPI_SUCCESS && carry) {
         memcpy(carry->agreed, c.stats, sizeof carry->agreed);
         carry->done = 1;

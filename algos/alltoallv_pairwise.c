@@ -12,8 +12,7 @@
  *
  * Cost: C1 = ceil((p-1)/k); a round lasts as long as its largest message, so with skewed
  * counts C2 can approach ceil((p-1)/k) * (largest message), which is what the two-phase
- * algorithm avoids (alltoallv_twophase.c). Carrying adds 24 bytes and two copies of at most
- * XCHG_CARRY_INLINE bytes per message, or one 24-byte message per large message.
+ * algorithm avoids (alltoallv_twophase.c). Carrying adds one 24-byte message per pair.
  * Restrictions: none. Bytes of recvbuf outside the given blocks are never touched.
  * Errors: a round that fails (a receive truncated by a longer message: an erroneous program)
  * does not end the exchange; every later round still runs, so that no other rank waits for
@@ -53,14 +52,15 @@ int xchg_alltoallv_pairwise(xchg_ctx_t *ctx, const void *sendbuf, const size_t *
                             recvbytes[from]);
         }
         round_rc = xchg_carry_round(ctx, &space);
-        for (int step = first; step < last && carry && round_rc == MPI_SUCCESS; step++) {
+        /* the statistics' messages are whole even when a data message was cut (carry.h) */
+        for (int step = first; step < last && carry; step++) {
             int from = (rank - step + p) % p;
             xchg_carry_arrived(&space, step - first, carry, recv + recvoffs[from], recvbytes[from]);
         }
         rc = rc == MPI_SUCCESS ? round_rc : rc;
     }
     if (carry)
-        carry->done = rc == MPI_SUCCESS;
+        carry->done = rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE;
 out:
     xchg_scratch_release(ctx, mark);
     return rc;

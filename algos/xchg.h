@@ -82,6 +82,7 @@ typedef struct xchg_ctx {
     xchg_chunk_t chunks[XCHG_CHUNKS]; /* scratch memory, chunks[top] the one in use */
     int top;
     MPI_Request *reqs; /* request array reused by xchg_exchange */
+    MPI_Status *stats; /* and their statuses (reqs_cap of each) */
     int reqs_cap;
     int passthrough;              /* an intercommunicator: the MPI library serves every call */
     struct xchg_shim_state *shim; /* the shim's decisions and learning (shim/select.c), opaque

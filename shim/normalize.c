@@ -779,8 +779,9 @@ static int v_run(xchg_ctx_t *ctx, const void *sendbuf, xchg_counts_t sendcounts,
     rc = xchg_algo_impl(out->algo)->alltoallv(ctx, send, l->sendbytes, l->sendoffs, recv,
                                               l->recvbytes, l->recvoffs, call, &out->params,
                                               carrying ? &carry : NULL);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    /* carried statistics are kept even from a call that failed on this rank (a truncated
+     * message of an erroneous program): the other ranks keep theirs, and the next call must be
+     * decided alike everywhere */
     if (carry.done) {
         memcpy(ctx->shim->carried, carry.agreed, sizeof carry.agreed);
         ctx->shim->carried_age = 0;
@@ -788,6 +789,8 @@ static int v_run(xchg_ctx_t *ctx, const void *sendbuf, xchg_counts_t sendcounts,
     } else if (carrying && ++ctx->shim->carried_age >= max_age(ctx->shim)) {
         ctx->shim->carried_valid = 0; /* asked to carry, it could not: the statistics age */
     }
+    if (rc != MPI_SUCCESS)
+        return rc;
     for (int j = 0; j < ctx->size && rc == MPI_SUCCESS && !rt->dense && !l->discard; j++)
         rc = xchg_unpack(recv + l->recvoffs[j], (size_t)count_at(recvcounts, j), rt,
                          (char *)recvbuf + displ_at(rdispls, j) * rt->extent, ctx->comm);
