@@ -69,7 +69,7 @@
 #include "xchg.h"
 #include "sched/twophase.h"
 
-#define TRAILER_BYTES 16 /* after each phase-2 block: a count and a flag, 8 bytes each */
+#define TRAILER_BYTES XCHG_TWOPHASE_TRAILER /* after each phase-2 block: a count, a flag */
 
 /* The trailers of this rank's phase-2 blocks: its own count for each destination, and whether
  * its rearrangement failed. */

@@ -94,7 +94,8 @@ double xchg_cost_twophase(const xchg_call_t *call, const xchg_machine_t *machine
     } else {
         middle = (size_t)p * (plan.cap1 < plan.cap2 ? plan.cap1 : plan.cap2) * plan.unit_bytes;
         t = transpose_cost(call, plan.block1_bytes, machine, params, auto_inner, &ran1) +
-            transpose_cost(call, plan.block2_bytes, machine, params, auto_inner, &ran2) +
+            transpose_cost(call, plan.block2_bytes + XCHG_TWOPHASE_TRAILER, machine, params,
+                           auto_inner, &ran2) +
             (double)(h1 + h2 + middle) * machine->rho;
     }
     params->radix = ran_as(params->radix, ran1.radix, ran2.radix, p > 2 ? p : 2);

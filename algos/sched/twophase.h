@@ -36,6 +36,9 @@
 
 #define XCHG_TWOPHASE_UNIT_MIN ((size_t)8)
 #define XCHG_TWOPHASE_UNIT_MAX ((size_t)65536)
+/* Bytes after each phase-2 block on the wire: the intermediate rank's own count for the block
+ * and a failure flag, 8 bytes each (algos/alltoallv_twophase.c), which the model prices too. */
+#define XCHG_TWOPHASE_TRAILER ((size_t)16)
 
 /* The fixed sizes of one call, from values that are equal on every rank. */
 typedef struct xchg_twophase_plan {
