@@ -99,14 +99,14 @@ static void add(xchg_lp_cand_t *cand, int *n, const xchg_choice_t *c)
     (*n)++;
 }
 
-/* The shape's candidates (cand[0] native) and the index of the one to probe first: the decided
- * choice when it is an xchg algorithm (a cached verdict, or the models' clear win), else the
- * models' best priced candidate, native or not. Starting from the best priced one rather than
+/* The shape's candidates (cand[0] native) and the index of the one to probe first (or, for a
+ * cached verdict, the settled winner): the decided choice when it is cached or an xchg algorithm
+ * (the models' clear win), else the models' best priced candidate, native or not. Starting from the best priced one rather than
  * from native when the models see no clear win costs one probe when native is the faster, and
  * saves one where an xchg algorithm is, which on one node is most small calls: of a short-lived
  * shape's few calls, more then run the winner. */
-static int candidates(const xchg_call_t *call, const xchg_choice_t *decided, xchg_lp_cand_t *cand,
-                      int *first)
+static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *decided,
+                      xchg_lp_cand_t *cand, int *first)
 {
     xchg_choice_t ranked[XCHG_MAX_ALGOS], d = *decided;
     int n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS), native = xchg_native_index(call->coll);
@@ -121,8 +121,8 @@ static int candidates(const xchg_call_t *call, const xchg_choice_t *decided, xch
             best = ranked[i].time;
     }
     *first = 0;
-    if (d.algo == native && n > 0 && ranked[0].algo != native)
-        d = ranked[0];
+    if (source == XCHG_FROM_MODEL && d.algo == native && n > 0 && ranked[0].algo != native)
+        d = ranked[0]; /* a cached verdict of native stays native */
     if (d.algo != native) {
         d.time = xchg_algos[d.algo].cost(call, &xchg_config.machine, &d.params);
         add(cand, &ncand, &d);
@@ -171,7 +171,7 @@ static int shape_for(xchg_learning_t *dom, const xchg_call_t *call, int source,
     s->coll = call->coll;
     s->bucket = bucket;
     s->skew = skew;
-    ncand = candidates(call, decided, cand, &first);
+    ncand = candidates(call, source, decided, cand, &first);
     if (source == XCHG_FROM_CACHE)
         xchg_lp_start_known(&s->lp, cand, ncand, first);
     else

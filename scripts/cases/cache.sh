@@ -10,6 +10,9 @@
 #  - bad files: a truncated file, a foreign version, binary garbage and a symlink planted in place
 #    of the file: each reported once by name and ignored as a whole (no decision from the cache),
 #    the program passes;
+#  - obeyed: a cache file whose rules name native for every MPI_Alltoall and the ring for every
+#    MPI_Allgather of 2 ranks; the harness's XCHG_STATS lines (every call on a duplicate of the
+#    world) must show only those (a cached verdict runs as it is, native included);
 #  - two jobs finishing at once: both write the same file (each its own temporary file, then a
 #    rename), and a third run reads it without a problem.
 
@@ -122,6 +125,31 @@ if [ -x "$cache_prog" ]; then
         fi
         verdict "$name" "$log" "$why"
     done
+
+    name="cache obeyed: native and ring as cached"
+    if begin_case "$name"; then
+        odir=$LOGS/cache-obeyed-$MPI
+        rm -rf "$odir"
+        cache_run "$log" "$odir"
+        file=$(cache_file "$log")
+        why=""
+        if [ -z "$file" ]; then
+            why="the first run named no cache file"
+        else
+            printf 'xchg-tuning 2\nalltoall 2 nodes=1 * native\nallgather 2 nodes=1 * ring\n' >"$file"
+            # the harness: every call on a duplicate of the world, so every call has 2 ranks
+            preloaded "$log" 2 XCHG_WAIT=yield XCHG_STATS=1 XCHG_CACHE="$odir" -- \
+                "$build_dir/bench/harness" --short-calls 3 --steady-calls 20
+            [ $? -eq 0 ] || why="the harness failed"
+            others=$(grep -aE '^xchg: (alltoall|allgather) ' "$log" | grep -avE '^xchg: alltoall native |^xchg: allgather ring ' | head -n 1)
+            if [ -z "$why" ] && [ -n "$others" ]; then
+                why="a call ran what the cache does not name: $others"
+            elif [ -z "$why" ] && ! grep -aq '^xchg: alltoall native ' "$log"; then
+                why="no MPI_Alltoall ran native"
+            fi
+        fi
+        verdict "$name" "$log" "$why"
+    fi
 
     name="cache two jobs at once, then read"
     if begin_case "$name"; then
