@@ -80,9 +80,23 @@ static size_t count_items(const char *text)
     return items;
 }
 
+/* The decimal count at text (digits only: no sign, no blank), up to *end; -1 when there are
+ * no digits or it is above max. */
+static long long parse_count(const char *text, const char **end, int max)
+{
+    long long value = 0;
+    const char *at = text;
+    for (; *at >= '0' && *at <= '9'; at++)
+        if (value <= max)
+            value = value * 10 + (*at - '0');
+    *end = at;
+    return at == text || value > max ? -1 : value;
+}
+
 int xchg_env_nodes(const char *text, int world, int **sizes, int *nnodes, char *err, size_t errlen)
 {
-    int total = 0, n = 0, *parsed;
+    long long total = 0; /* n counts of up to world each: beyond an int */
+    int n = 0, *parsed;
     size_t items;
     const char *at;
 
@@ -102,10 +116,9 @@ int xchg_env_nodes(const char *text, int world, int **sizes, int *nnodes, char *
 
     /* positive counts, each up to the job's size, separated by single commas */
     for (at = text; *at;) {
-        char *end;
-        long v = strtol(at, &end, 10);
-        if (end == at || v < 1 || v > world || n == world || (*end && *end != ',') ||
-            (*end == ',' && !end[1])) {
+        const char *end;
+        long long v = parse_count(at, &end, world);
+        if (v < 1 || n == world || (*end && *end != ',') || (*end == ',' && !end[1])) {
             snprintf(err, errlen,
                      "XCHG_NODES=%.*s%s: expected positive rank counts separated by commas "
                      "(e.g. 3,1,2); ignored",
@@ -114,14 +127,14 @@ int xchg_env_nodes(const char *text, int world, int **sizes, int *nnodes, char *
             return -1;
         }
         parsed[n++] = (int)v;
-        total += (int)v;
+        total += v;
         at = *end ? end + 1 : end;
     }
 
     /* adding up to the job's size */
     if (total != world) {
         snprintf(err, errlen,
-                 "XCHG_NODES=%.*s%s: the node sizes add up to %d, not to the job's %d ranks; "
+                 "XCHG_NODES=%.*s%s: the node sizes add up to %lld, not to the job's %d ranks; "
                  "ignored",
                  XCHG_QUOTE(text), total, world);
         free(parsed);

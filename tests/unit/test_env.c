@@ -131,8 +131,10 @@ static void nodes(const char *text, int world, const char *want, const char *mes
 static void test_nodes(void)
 {
     const char *form = "expected positive rank counts separated by commas (e.g. 3,1,2); ignored";
-    const char *bad[] = {"3,,3", "3,3,", ",3,3", "3;3", "3,0,3", "7",
-                         "0",    "x",    "3,3a", "-3",  "6 ",    "99999999999999999999"};
+    /* digits only: no sign and no blank (strtol took " 3", "+3" and "\n3") */
+    const char *bad[] = {
+        "3,,3", "3,3,", ",3,3", "3;3",  "3,0,3", "7",  "0",   "x",
+        "3,3a", "-3",   "6 ",   "3, 3", "+6",    " 6", "\n6", "99999999999999999999"};
     char want[256];
 
     nodes(NULL, 6, NULL, NULL);
@@ -153,6 +155,13 @@ static void test_nodes(void)
     nodes("1", 0, NULL,
           "XCHG_NODES=1: expected positive rank counts separated by commas (e.g. "
           "3,1,2); ignored");
+    /* large sizes add up without overflowing an int (the fuzzer's 2147483641,7) */
+    nodes("1073741823,1073741823,1073741823", INT_MAX, NULL,
+          "XCHG_NODES=1073741823,1073741823,1073741823: the node sizes add up to 3221225469, not "
+          "to the job's 2147483647 ranks; ignored");
+    nodes("2147483641,7", INT_MAX, NULL,
+          "XCHG_NODES=2147483641,7: the node sizes add up to 2147483648, not to the job's "
+          "2147483647 ranks; ignored");
     nodes("1073741823,1073741824", INT_MAX, "1073741823,1073741824", NULL);
 }
 
