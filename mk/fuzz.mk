@@ -30,6 +30,8 @@ FUZZ_QUICK_SECONDS ?= 8
 FUZZ_SECONDS ?= 600
 FUZZ_TIMEOUT ?= 5
 FUZZ_RSS_MB ?= 2048
+# the campaign also steers by the values compared (the numbers and names the parsers look for)
+FUZZ_LONG_OPTS ?= -use_value_profile=1
 # the packages that bring clang and the libFuzzer runtime on Debian 12 (the runtime is only
 # recommended by clang-14), and llvm-profdata/llvm-cov for fuzz-coverage
 FUZZ_PKGS := clang-14 libclang-rt-14-dev
@@ -106,7 +108,7 @@ fuzz-long: fuzz-build
 	@for h in $(FUZZ); do \
 	  mkdir -p $(FUZZ_DIR)/corpus/$$h && \
 	  echo "fuzz-long: $$h, $(FUZZ_SECONDS) s (log: $(FUZZ_DIR)/logs/$$h.log)" && \
-	  nice -n 10 $(FUZZ_DIR)/fuzz_$$h $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) \
+	  nice -n 10 $(FUZZ_DIR)/fuzz_$$h $(FUZZ_OPTS) $(FUZZ_LONG_OPTS) -max_total_time=$(FUZZ_SECONDS) \
 	    -artifact_prefix=$(FUZZ_DIR)/artifacts/$$h- $(FUZZ_DIR)/corpus/$$h tests/fuzz/corpus/$$h \
 	    >$(FUZZ_DIR)/logs/$$h.log 2>&1 || \
 	  { tail -n 40 $(FUZZ_DIR)/logs/$$h.log; echo "fuzz-long: $$h FAILED"; exit 1; }; \
@@ -133,23 +135,9 @@ $(FUZZ_DIR)/cov/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COV_OBJ) $(FUZZ_HEADERS) | $(
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -fprofile-instr-generate -fcoverage-mapping \
 	  -I$(FUZZ_DIR)/nompi -o $@ $< $(FUZZ_COV_OBJ) -lm
 
+.SECONDARY: $(FUZZ_COV_OBJ)
+
 fuzz-coverage: fuzz-deps fuzz-cov-deps
 	@$(MAKE) --no-print-directory $(patsubst %,$(FUZZ_DIR)/cov/fuzz_%,$(FUZZ))
-	@rm -rf $(FUZZ_DIR)/cov/profiles && mkdir -p $(FUZZ_DIR)/cov/profiles
-	@for h in $(FUZZ); do \
-	  LLVM_PROFILE_FILE=$(FUZZ_DIR)/cov/profiles/$$h.profraw $(FUZZ_DIR)/cov/fuzz_$$h -runs=0 \
-	    tests/fuzz/corpus/$$h $(wildcard $(FUZZ_DIR)/corpus/$$h) >/dev/null 2>&1 || exit 1; \
-	done
-	@$(FUZZ_PROFDATA) merge -sparse $(FUZZ_DIR)/cov/profiles/*.profraw \
-	  -o $(FUZZ_DIR)/cov/all.profdata
-	@set -e; { for h in $(FUZZ); do \
-	  $(FUZZ_PROFDATA) merge -sparse $(FUZZ_DIR)/cov/profiles/$$h.profraw -o $(FUZZ_DIR)/cov/$$h.profdata; \
-	  echo "== $$h"; \
-	  $(FUZZ_COV) report $(FUZZ_DIR)/cov/fuzz_$$h -instr-profile=$(FUZZ_DIR)/cov/$$h.profdata \
-	    $(FUZZ_PARSERS) | sed -n '1p;3,$$p'; done; \
-	  echo "== all harnesses together"; \
-	  $(FUZZ_COV) report $(patsubst %,$(FUZZ_DIR)/cov/fuzz_%,$(firstword $(FUZZ))) \
-	    $(patsubst %,-object=$(FUZZ_DIR)/cov/fuzz_%,$(wordlist 2,99,$(FUZZ))) \
-	    -instr-profile=$(FUZZ_DIR)/cov/all.profdata $(FUZZ_PARSERS) | sed -n '1p;3,$$p'; \
-	} >$(FUZZ_DIR)/coverage.txt
+	@tests/fuzz/coverage.sh $(FUZZ_PROFDATA) $(FUZZ_COV) $(FUZZ) >$(FUZZ_DIR)/coverage.txt
 	@cat $(FUZZ_DIR)/coverage.txt
