@@ -3,7 +3,8 @@
  *
  * xchg_exchange() runs one communication round: every receive is posted first, then every
  * send, then the round waits for all of them. Messages are PMPI_Irecv/PMPI_Isend of MPI_BYTE
- * on the context's private communicator, so they can never match the user's traffic. A
+ * on the context's private channel with the context's own tag (shim/channel.c), so they can
+ * never match the user's traffic, nor another context's on the same channel. A
  * message larger than XCHG_PIECE_BYTES is split into pieces of at most that many bytes (the
  * count of a PMPI_Isend is an int). A receive names exactly the bytes its sender sends, so both
  * sides cut the message the same way; each posts its pieces in order, with the same peer, tag
@@ -31,7 +32,6 @@
 
 #include "xchg.h"
 
-#define XCHG_TAG 7001
 #ifndef XCHG_PIECE_BYTES
 #define XCHG_PIECE_BYTES ((size_t)1 << 30)
 #endif
@@ -65,10 +65,10 @@ static int post(xchg_ctx_t *ctx, const xchg_msg_t *msg, int is_send, int *nreqs)
         size_t len = msg->bytes - done < XCHG_PIECE_BYTES ? msg->bytes - done : XCHG_PIECE_BYTES;
         char *at = (char *)msg->buf + done;
         if (is_send)
-            rc = PMPI_Isend(at, (int)len, MPI_BYTE, msg->peer, XCHG_TAG, ctx->comm,
+            rc = PMPI_Isend(at, (int)len, MPI_BYTE, msg->peer, ctx->tag, ctx->comm,
                             &ctx->reqs[*nreqs]);
         else
-            rc = PMPI_Irecv(at, (int)len, MPI_BYTE, msg->peer, XCHG_TAG, ctx->comm,
+            rc = PMPI_Irecv(at, (int)len, MPI_BYTE, msg->peer, ctx->tag, ctx->comm,
                             &ctx->reqs[*nreqs]);
         if (rc != MPI_SUCCESS)
             return rc;

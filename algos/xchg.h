@@ -48,7 +48,14 @@ typedef struct xchg_shm {
 /* Per-communicator context, created on the first intercepted collective and cached on the
  * user's communicator with an attribute (shim/context.c). */
 typedef struct xchg_ctx {
-    MPI_Comm comm; /* private duplicate: every message of the library goes here */
+    MPI_Comm comm; /* the private channel (shim/channel.c): every message of the library goes
+                      here, with the context's own tag; it may be shared with other contexts of
+                      the same group, so never call a collective on it */
+    int tag;       /* the tag of this context's messages on comm */
+    int slot;      /* its slot on the channel (tag = 2 slot) */
+    struct xchg_channel *channel; /* opaque to algorithms */
+    MPI_Comm user;  /* the user's communicator: only for the MPI library's own collectives
+                       (native nested calls), never for point-to-point messages */
     int rank;
     int size;
     /* node layout: nodes numbered 0.. in order of their lowest rank in this communicator */
@@ -61,6 +68,8 @@ typedef struct xchg_ctx {
     int node_pus;   /* processing units hwloc reports for all ranks on this node (whole job) */
     xchg_topo_t topo; /* the summary that selection sees (xchg_call_t.topo) */
     int yield;      /* waiting policy: 1 = MPI_Testall + sched_yield, 0 = MPI_Waitall */
+    int one_clock;  /* every rank runs on one machine (measured, whatever XCHG_NODES says): their
+                       monotonic clocks are one clock */
     int shm_yield;  /* the shm algorithms' waits yield the core (XCHG_WAIT=yield, or auto on an
                        oversubscribed node, whatever the MPI library's own wait does) */
     xchg_shm_t *shm; /* the shared segment, NULL until an shm call needs one */

@@ -1,229 +1,281 @@
 #!/usr/bin/env bash
-# compare.sh: xchg's auto against the MPI library's native collective, side by side, for one MPI
-# and one rank count: the comparison that the performance bars are judged by.
+# compare.sh: xchg against the MPI library's own collectives, measured as users run them: the
+# plain MPI program bench/harness.c ($BUILD/bench/harness) natively in one process and with the
+# library preloaded in another, each counting from its first call.
 #
 #   scripts/compare.sh --mpi mpich -n 2
 #   scripts/compare.sh --mpi openmpi -n 8 --table build/bench/table.txt --full
+#   scripts/compare.sh --mpi openmpi --cluster 3,2,2,1 --rate 100mbit
 #
-# Per repetition (--repeat), two xchg-bench runs (native and auto forced in-process; both timed
-# at one block size before the next, in --rounds turns each that alternate, native, auto,
-# native, auto, ..., so that load drifting over seconds hits both alike):
-#   1. alltoall, allgather and alltoallv with uniform counts;
-#   2. alltoallv skewed: --workload hrel:h=H with H = max(2, ranks/2) (the Bader-Helman-JaJa
-#      h-relation, tuning/workloads.h): from 4 ranks up only ranks 0, 1 and 2 receive, a half,
-#      a third and a sixth of all the data (rank 0 gets ranks/2 times its fair share); at 2
-#      ranks everything goes to rank 0. --skew SPEC picks another.
-# Blocks: 1 B, 16 B, 256 B, 4 KiB, 64 KiB (--full: every power of two from 1 B to 64 KiB); for
-# alltoallv the mean block (every rank sends ranks x block bytes in all).
+# Per repetition (--repeat), alternating: one native run (the harness under the MPI's launcher,
+# no LD_PRELOAD, no XCHG_* variable), then one xchg run (the same launch through scripts/xchgrun,
+# which preloads $BUILD/libxchg.so, with the environment a user gets: every XCHG_* variable of
+# the caller's environment is unset, only those given with --env or --table are set), and with
+# --control a second native run. Both sides get the same launcher options: Open MPI with more
+# ranks than cores runs with --oversubscribe --mca mpi_yield_when_idle 1 on both.
 #
-# Timing is xchg-bench's: --warmup untimed calls per (spec, block) first (auto may learn from the
-# first calls of a shape: the medians are of its settled choice), then each iteration after a
-# barrier, counting the slowest rank's time; a turn's median over its iterations, a line's the
-# median over its turns.
+# The harness (bench/harness.c has the details) runs two modes, each cell on a communicator of
+# its own so that its shape is new to the process when its first call starts:
+#   short   2 untimed calls, then 15 timed: the median of the 15 (learning included);
+#   steady  300 timed calls: the median;
+# cells alltoall, allgather, alltoallv with uniform counts and alltoallv with skewed counts
+# (the h-relation with h = max(2, ranks/2): from 4 ranks up ranks 0, 1 and 2 receive a half,
+# a third and a sixth of all data; at 2 ranks rank 0 receives everything), blocks 1 B, 16 B,
+# 256 B, 4 KiB and 64 KiB (--full: every power of two up to 64 KiB; for alltoallv the mean
+# block). One call's time is the slowest rank's, after a barrier. The harness checks every
+# received byte of each cell's first and last call; a run that exits non-zero stops the script.
 #
-# Prints a table (collective, block, native and auto median in us, auto/native, what auto ran:
-# xchg-bench's params column) and then the geometric mean and the worst cell of the ratios.
-# Writes DIR/<mpi>-<N>ranks.csv with the columns
-#     mpi,ranks,collective,workload,bytes,native_us,auto_us,ratio,auto_params[,control_us,control]
-# --control times native a second time in every job, as a third line in the same alternation
-# (native, auto, native again: xchg-bench's native#2), and adds its median and its ratio to the
-# first native line per cell, and their geometric mean and worst cell: how far two lines of the
-# same collective differ in this run, the resolution of the auto/native figures beside them.
-# and keeps xchg-bench's own CSVs beside it (<mpi>-<N>ranks-uniform.csv, ...-skewed.csv).
+# Each cell's figure is the median over the repetitions of the per-run medians. Printed per mode
+# (short, steady): collective, workload, bytes, native us, xchg us, xchg/native, then the
+# geometric mean and the worst cell of the ratios; with --control also native again/native per
+# cell and its geometric mean and worst cell: the resolution of the run (how far two native
+# runs differ), against which the xchg/native ratios are to be read.
+#
+# Output: DIR/<mpi>-<N>ranks.csv (DIR/<mpi>-<N>ranks-cluster.csv on the emulated cluster), both
+# modes, columns
+#     mpi,ranks,mode,collective,workload,bytes,native_us,xchg_us,ratio[,control_us,control]
+# and every run's harness CSV in DIR/<mpi>-<N>ranks[-cluster]-runs/ (native-R.csv, xchg-R.csv,
+# control-R.csv).
 #
 # Options:
-#   --mpi mpich|openmpi  the build to use: build/ or build/openmpi (default mpich)
-#   -n N                 ranks (default 2)
-#   --full               every power of two from 1 B to 64 KiB
-#   --control            native twice per job: the run's own noise (above)
-#   --table FILE         XCHG_TUNING=FILE for auto (default: XCHG_TUNING as in the environment)
-#   --skew SPEC          the skewed alltoallv workload (default hrel:h=max(2, N/2))
-#   --warmup N           untimed calls before each line (default 40: a trial of four
-#                        candidates and its confirmation take 36 calls)
-#   --time-ms MS         time budget per line (default 200; at least 10 iterations)
-#   --rounds R           turns per line, native's and auto's alternating (default 5)
-#   --repeat R           R jobs one after the other (default 3); each cell is the median over them
-#                        of native's and of auto's median (adjacent lines of one job differ by
-#                        10 % and more with more ranks than cores)
+#   --mpi mpich|openmpi  the MPI and its build: build/ or build/openmpi/ (default mpich)
+#   -n N                 ranks (default 2; with --cluster the sum of the node sizes)
+#   --repeat R           repetitions, each one native and one xchg run (default 5)
 #   -o DIR               where the CSVs go (default build/compare)
-# With more ranks than cores Open MPI runs with --oversubscribe --mca mpi_yield_when_idle 1, and
-# xchg waits as its XCHG_WAIT=auto decides (it yields where the MPI library's own wait would not). Other XCHG_* variables (XCHG_LEARN, ...)
-# are passed to the ranks as set.
+#   --table FILE         the xchg runs get XCHG_TUNING=FILE
+#   --env VAR=VALUE      the xchg runs get this XCHG_* variable (repeatable), e.g.
+#                        --env XCHG_LEARN=0 --env XCHG_ALLTOALL=radix
+#   --full               every power of two from 1 B to 64 KiB
+#   --sizes LIST         these blocks instead (e.g. 1,4K)
+#   --short-calls N      timed calls per cell in the short mode (default 15)
+#   --steady-calls N     timed calls per cell in the steady mode (default 300)
+#   --control            native twice per repetition: native again/native is the resolution
+#   --cluster SIZES      both sides on the emulated cluster (scripts/cluster; root): ranks per
+#                        node, e.g. 3,2,2,1, on one switch; launched by scripts/xchgrun --nodes
+#                        (--native for the native side), which holds MPI to the data links and,
+#                        with more ranks than cores, runs Open MPI with mpi_yield_when_idle on both
+#                        sides and sets XCHG_WAIT=yield for xchg as it does for every user
+#   --rate RATE          the cluster's link rate (default 100mbit)
+#   -h, --help           this text
+# The cluster is built once for the whole comparison and torn down at the end (unless one of
+# the same shape was up already); one cluster session at a time (/run/lock/xchg-cluster.session).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
 
 usage() {
     sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
 }
+die() {
+    echo "compare.sh: $*" >&2
+    exit 2
+}
 
 mpi=mpich
 ranks=2
-full=0
-control=0
-skew=""
-warmup=40
-repeat=3
-rounds=5
-time_ms=200
+repeat=5
 outdir=build/compare
+full=0
+sizes=""
+short_calls=15
+steady_calls=300
+control=0
+cluster=""
+rate=100mbit
+user_env=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --mpi) mpi=${2:?--mpi needs mpich or openmpi}; shift 2 ;;
     -n) ranks=${2:?-n needs a number}; shift 2 ;;
-    --full) full=1; shift ;;
-    --control) control=1; shift ;;
-    --table) export XCHG_TUNING=${2:?--table needs a file}; shift 2 ;;
-    --skew) skew=${2:?--skew needs a workload spec}; shift 2 ;;
-    --warmup) warmup=${2:?--warmup needs a number}; shift 2 ;;
     --repeat) repeat=${2:?--repeat needs a number}; shift 2 ;;
-    --time-ms) time_ms=${2:?--time-ms needs a number}; shift 2 ;;
-    --rounds) rounds=${2:?--rounds needs a number}; shift 2 ;;
     -o) outdir=${2:?-o needs a directory}; shift 2 ;;
+    --table)
+        [ -r "${2:?--table needs a file}" ] || die "cannot read the tuning table '$2'"
+        user_env+=("XCHG_TUNING=$(readlink -f "$2")")
+        shift 2
+        ;;
+    --env)
+        [[ ${2:-} =~ ^XCHG_[A-Z0-9_]+=.*$ ]] || die "--env needs XCHG_NAME=VALUE, not '${2:-}'"
+        user_env+=("$2")
+        shift 2
+        ;;
+    --full) full=1; shift ;;
+    --sizes) sizes=${2:?--sizes needs a list}; shift 2 ;;
+    --short-calls) short_calls=${2:?--short-calls needs a number}; shift 2 ;;
+    --steady-calls) steady_calls=${2:?--steady-calls needs a number}; shift 2 ;;
+    --control) control=1; shift ;;
+    --cluster) cluster=${2:?--cluster needs node sizes, e.g. 3,2,2,1}; shift 2 ;;
+    --rate) rate=${2:?--rate needs a rate, e.g. 100mbit}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
-    *) echo "compare.sh: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
+    *) die "unknown option '$1' (--help lists them)" ;;
     esac
 done
-case "$ranks" in '' | *[!0-9]*) echo "compare.sh: -n '$ranks' is not a number" >&2; exit 2 ;; esac
-[ "$ranks" -ge 1 ] || { echo "compare.sh: -n must be at least 1" >&2; exit 2; }
+for pair in "ranks $ranks" "repeat $repeat" "short-calls $short_calls" "steady-calls $steady_calls"; do
+    [[ ${pair#* } =~ ^[1-9][0-9]*$ ]] || die "--${pair%% *} '${pair#* }' is not a positive number"
+done
 case "$mpi" in
-mpich) bench=build/xchg-bench; make_hint="make" ;;
-openmpi) bench=build/openmpi/xchg-bench; make_hint="make MPI=openmpi" ;;
-*) echo "compare.sh: --mpi must be mpich or openmpi, not '$mpi'" >&2; exit 2 ;;
+mpich) build=build ;;
+openmpi) build=build/openmpi ;;
+*) die "--mpi must be mpich or openmpi, not '$mpi'" ;;
 esac
-[ -x "$bench" ] || { echo "compare.sh: $bench is missing (run '$make_hint' first)" >&2; exit 1; }
-if [ -n "${XCHG_TUNING:-}" ] && [ ! -r "$XCHG_TUNING" ]; then
-    echo "compare.sh: cannot read the tuning table $XCHG_TUNING" >&2
-    exit 1
+if [ -n "$cluster" ]; then
+    [[ $cluster =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--cluster '$cluster' is not a list of node sizes"
+    ranks=$(($(echo "$cluster" | tr ',' '+')))
 fi
-[ -n "$skew" ] || skew="hrel:h=$((ranks / 2 > 2 ? ranks / 2 : 2))"
-if [ "$full" = 1 ]; then
-    sizes=(--min-bytes 1 --max-bytes 64K)
-else
-    sizes=(--sizes 1,16,256,4K,64K)
+if [ -z "$sizes" ]; then
+    sizes=1,16,256,4K,64K
+    [ "$full" = 1 ] && sizes=1,2,4,8,16,32,64,128,256,512,1K,2K,4K,8K,16K,32K,64K
 fi
-mkdir -p "$outdir"
-base="$outdir/$mpi-${ranks}ranks"
 
-# launch PROGRAM ARGS... on $ranks ranks with the chosen MPI
-cores=$(nproc)
-launch() {
-    if [ "$mpi" = openmpi ]; then
-        local extra=() var
-        [ "$(id -u)" -eq 0 ] && extra+=(--allow-run-as-root)
-        [ "$ranks" -gt "$cores" ] && extra+=(--oversubscribe --mca mpi_yield_when_idle 1)
-        for var in $(compgen -e | grep '^XCHG_' || true); do
-            extra+=(-x "$var")
-        done
-        mpirun.openmpi "${extra[@]}" -n "$ranks" "$@" </dev/null
+# The caller's XCHG_* variables do not reach either side; --env and --table give the xchg side's.
+dropped=$(compgen -e | grep '^XCHG_' || true)
+if [ -n "$dropped" ]; then
+    echo "compare.sh: not passed on from the environment (use --env): ${dropped//$'\n'/ }"
+fi
+for var in $dropped; do unset "$var"; done
+unset LD_PRELOAD
+
+make --no-print-directory -s MPI="$mpi" lib bench-progs >/dev/null ||
+    { echo "compare.sh: 'make MPI=$mpi lib bench-progs' failed" >&2; exit 1; }
+harness=$root/$build/bench/harness
+lib=$root/$build/libxchg.so
+
+base=$mpi-${ranks}ranks${cluster:+-cluster}
+mkdir -p "$outdir/$base-runs"
+outdir=$(readlink -f "$outdir")
+runs=$outdir/$base-runs
+rm -f "$runs"/*.csv
+
+# ---- launching: one machine, or the emulated cluster ----
+
+xchgrun=("$root/scripts/xchgrun" --mpi="$mpi")
+if [ -n "$cluster" ]; then
+    why=$(scripts/cluster check) || { echo "compare.sh: ${why#cluster: }" >&2; exit 1; }
+    mkdir -p /run/lock
+    exec {lock_fd}>>/run/lock/xchg-cluster.session
+    if ! flock -n "$lock_fd"; then
+        echo "compare.sh: waiting for another cluster session (/run/lock/xchg-cluster.session)"
+        flock "$lock_fd"
+    fi
+    up_out=$(scripts/cluster up --nodes "$cluster" --link "$rate")
+    echo "$up_out"
+    if [[ $up_out != "cluster: already up"* ]]; then
+        trap 'scripts/cluster down >/dev/null 2>&1 || true' EXIT
+    fi
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    xchgrun+=(--nodes "$cluster" --link "$rate" --keep)
+    launch=()
+    held=(XCHG_CLUSTER_HELD=1)
+else
+    launch=(-n "$ranks")
+    held=()
+fi
+
+# run ROLE REPETITION: one harness run; ROLE native and control without the library, xchg with it.
+run() {
+    local role=$1 csv=$runs/$1-$2.csv side=() rc=0
+    if [ "$role" = xchg ]; then
+        side=(env "${held[@]}" "${user_env[@]}" XCHG_LIB="$lib" "${xchgrun[@]}" "${launch[@]}")
     else
-        mpiexec.mpich -n "$ranks" "$@" </dev/null
+        side=(env "${held[@]}" "${xchgrun[@]}" --native "${launch[@]}")
+    fi
+    timeout -k 10 3600 "${side[@]}" "$harness" --sizes "$sizes" --short-calls "$short_calls" \
+        --steady-calls "$steady_calls" -o "$csv" </dev/null >"$runs/$role-$2.log" 2>&1 || rc=$?
+    if [ "$rc" -ne 0 ] || [ ! -s "$csv" ]; then
+        echo "compare.sh: the $role run $2 failed (exit status $rc); its output:" >&2
+        tail -n 20 "$runs/$role-$2.log" >&2
+        exit 1
     fi
 }
 
-algos=native,auto
-[ "$control" -eq 1 ] && algos=native,auto,native
-common=(--algos "$algos" "${sizes[@]}" --warmup "$warmup" --time-ms "$time_ms" --min-iters 10
-    --rounds "$rounds")
-echo "== compare: $mpi, $ranks ranks, table ${XCHG_TUNING:-none (built-in models)}," \
-    "XCHG_LEARN=${XCHG_LEARN:-default}, skewed alltoallv: $skew, $rounds turns per line"
-uniform_csvs=() skewed_csvs=()
+echo "== compare: $mpi, $ranks ranks${cluster:+ on nodes $cluster at $rate}, $repeat repetitions," \
+    "blocks $sizes, xchg environment: ${user_env[*]:-none (defaults)}"
+echo "   native: ${xchgrun[*]} --native ${launch[*]:+${launch[*]} }$harness"
+echo "   xchg:   ${user_env[*]:+${user_env[*]} }${xchgrun[*]} ${launch[*]:+${launch[*]} }$harness (XCHG_LIB=$lib)"
+roles=(native xchg)
+[ "$control" = 1 ] && roles+=(control)
 for ((r = 1; r <= repeat; r++)); do
-    launch "$bench" --coll alltoall,allgather,alltoallv "${common[@]}" -o "$base-uniform-$r.csv"
-    launch "$bench" --coll alltoallv --workload "$skew" "${common[@]}" -o "$base-skewed-$r.csv"
-    uniform_csvs+=("$base-uniform-$r.csv")
-    skewed_csvs+=("$base-skewed-$r.csv")
+    for role in "${roles[@]}"; do
+        run "$role" "$r"
+    done
+    echo "   repetition $r of $repeat done"
 done
 
-# native and auto of each (collective, workload, block) on one line, in the order measured: the
-# median over the repeated jobs of each side's median (what auto ran: as in the last job)
-awk -F, -v skew="$skew" -v control_on="$control" '
+# ---- the cells: the median over the repetitions of each side's per-run median ----
+
+summary=$outdir/$base.csv
+run_csvs=("$runs"/native-*.csv "$runs"/xchg-*.csv)
+[ "$control" = 1 ] && run_csvs+=("$runs"/control-*.csv)
+awk -F, -v mpi="$mpi" -v control_on="$control" '
     function median(list, count,    i, j, v, a) {
         for (i = 1; i <= count; i++) a[i] = list[i]
         for (i = 2; i <= count; i++)
             for (j = i; j > 1 && a[j - 1] > a[j]; j--) { v = a[j]; a[j] = a[j - 1]; a[j - 1] = v }
         return count % 2 ? a[(count + 1) / 2] : (a[count / 2] + a[count / 2 + 1]) / 2
     }
-    FNR == 1 { workload = FILENAME ~ /-skewed-[0-9]+\.csv$/ ? skew : "uniform"; next }
-    NF >= 10 && ($4 == "native" || $4 == "auto" || $4 == "native#2") {
-        key = $3 SUBSEP workload SUBSEP $6
-        if (!(key in head)) {
-            order[n++] = key
-            head[key] = $1 "," $2 "," $3 "," workload "," $6
-        }
-        if ($4 == "native") {
-            nn[key]++
-            native[key, nn[key]] = $9
-        } else if ($4 == "native#2") {
-            nc[key]++
-            control[key, nc[key]] = $9
-        } else {
-            na[key]++
-            autot[key, na[key]] = $9
-            params[key] = $5
-        }
+    FNR == 1 { role = FILENAME; sub(/.*\//, "", role); sub(/-[0-9]+\.csv$/, "", role); next }
+    {
+        key = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4
+        if (!(key in head)) { order[n++] = key; head[key] = mpi "," $5 "," $1 "," $2 "," $3 "," $4 }
+        count[key, role]++
+        value[key, role, count[key, role]] = $6
     }
     END {
-        printf "mpi,ranks,collective,workload,bytes,native_us,auto_us,ratio,auto_params%s\n",
+        printf "mpi,ranks,mode,collective,workload,bytes,native_us,xchg_us,ratio%s\n",
             control_on ? ",control_us,control" : ""
         for (i = 0; i < n; i++) {
             k = order[i]
-            if (!(k in nn) || !(k in na) || (control_on && !(k in nc))) continue
-            delete l1; delete l2; delete l3
-            for (j = 1; j <= nn[k]; j++) l1[j] = native[k, j]
-            for (j = 1; j <= na[k]; j++) l2[j] = autot[k, j]
-            nat = median(l1, nn[k]); aut = median(l2, na[k])
-            if (nat <= 0) continue
-            printf "%s,%.3f,%.3f,%.5g,%s", head[k], nat, aut, aut / nat, params[k]
-            if (control_on) {
-                for (j = 1; j <= nc[k]; j++) l3[j] = control[k, j]
-                con = median(l3, nc[k])
-                printf ",%.3f,%.5g", con, con / nat
+            split("native xchg control", roles, " ")
+            for (r = 1; r <= 3; r++) {
+                delete l
+                for (j = 1; j <= count[k, roles[r]]; j++) l[j] = value[k, roles[r], j]
+                m[r] = count[k, roles[r]] ? median(l, count[k, roles[r]]) : -1
             }
+            if (m[1] <= 0 || m[2] < 0) continue
+            printf "%s,%.3f,%.3f,%.5g", head[k], m[1], m[2], m[2] / m[1]
+            if (control_on) printf ",%.3f,%.5g", m[3], m[3] / m[1]
             printf "\n"
         }
-    }' "${uniform_csvs[@]}" "${skewed_csvs[@]}" >"$base.csv"
+    }' "${run_csvs[@]}" >"$summary"
 
-# the table, the geometric mean and the worst cell
-awk -F, '
-    function human(b) {
-        if (b >= 1048576 && b % 1048576 == 0) return (b / 1048576) " MiB"
-        if (b >= 1024 && b % 1024 == 0) return (b / 1024) " KiB"
-        return b " B"
-    }
-    NR == 1 { next }
-    {
-        name = $4 == "uniform" ? $3 : $3 " " $4
-        if (cells == 0)
-            printf "%-24s %8s %12s %12s %12s%s  %s\n", "collective", "block", "native us", "auto us",
-                "auto/native", (NF >= 11 ? "  native again" : ""), "auto ran"
-        printf "%-24s %8s %12.2f %12.2f %12.3f", name, human($5), $6, $7, $8
-        if (NF >= 11) {
-            printf "  %13.3f", $11
-            clog += log($11)
-            if (cells == 0 || $11 > cworst) {
-                cworst = $11
-                cworst_cell = name " " human($5)
+# ---- per mode: the table, the geometric mean and the worst cell ----
+
+for mode in short steady; do
+    awk -F, -v mode="$mode" '
+        function human(b) {
+            if (b >= 1024 && b % 1024 == 0) return (b / 1024) " KiB"
+            return b " B"
+        }
+        NR == 1 || $3 != mode { next }
+        {
+            if (cells == 0) {
+                printf "\n%s mode\n", mode
+                printf "%-10s %-10s %8s %12s %12s %12s%s\n", "collective", "workload", "bytes",
+                    "native us", "xchg us", "xchg/native", (NF >= 11 ? "  native again" : "")
             }
+            printf "%-10s %-10s %8s %12.2f %12.2f %12.3f", $4, $5, human($6), $7, $8, $9
+            cell = $4 " " $5 " " human($6)
+            if (NF >= 11) {
+                printf "  %13.3f", $11
+                clog += log($11)
+                if (cells == 0 || $11 > cworst) { cworst = $11; cworst_cell = cell }
+            }
+            printf "\n"
+            cells++
+            logsum += log($9)
+            faster += $9 < 1
+            if (cells == 1 || $9 > worst) { worst = $9; worst_cell = cell }
         }
-        printf "  %s\n", $9
-        cells++
-        logsum += log($8)
-        faster += $8 < 1
-        if (cells == 1 || $8 > worst) {
-            worst = $8
-            worst_cell = name " " human($5) " (auto ran " $9 ")"
-        }
-    }
-    END {
-        if (cells == 0) {
-            print "compare.sh: no cells measured" >"/dev/stderr"
-            exit 1
-        }
-        printf "geometric mean of auto/native over %d cells: %.3f (auto faster in %d)\n", cells,
-            exp(logsum / cells), faster
-        printf "worst cell: %s: %.3f\n", worst_cell, worst
-        if (cworst_cell != "")
-            printf "control, native again/native: geometric mean %.3f, worst cell %s: %.3f\n",
-                exp(clog / cells), cworst_cell, cworst
-    }' "$base.csv"
-echo "== compare: $base.csv (xchg-bench output: ${uniform_csvs[*]} ${skewed_csvs[*]})"
+        END {
+            if (cells == 0) { printf "%s mode: no cells measured\n", mode; exit }
+            printf "%s: geometric mean of xchg/native over %d cells: %.3f (xchg faster in %d)\n",
+                mode, cells, exp(logsum / cells), faster
+            printf "%s: worst cell: %s: %.3f\n", mode, worst_cell, worst
+            if (cworst_cell != "")
+                printf "%s: control, native again/native: geometric mean %.3f, worst cell %s: %.3f\n",
+                    mode, exp(clog / cells), cworst_cell, cworst
+        }' "$summary"
+done
+echo
+echo "== compare: $summary (every run: $runs/)"

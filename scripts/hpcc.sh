@@ -6,12 +6,15 @@
 # under scripts/xchgrun --mpi=openmpi (build/openmpi/libxchg.so preloaded), in separate
 # directories, with the same launcher options. Its MPIFFT kernel calls
 # MPI_Alltoall a few hundred times. The script prints what each run's hpccoutf.txt reports for
-# MPIFFT (overall Success, process count, vector size, FFT error, Gflop/s) side by side, and the
-# library's XCHG_STATS / XCHG_VERBOSE lines: which algorithm served MPI_Alltoall and why.
+# MPIFFT (overall Success, process count, vector size, FFT error, Gflop/s) side by side, the
+# median Gflop/s of each side and their ratio (one line "hpcc.sh: MPIFFT_Gflops median
+# native=X xchg=Y xchg/native=Z", which scripts/bench_apps.sh reads), and the library's
+# XCHG_STATS lines: which algorithm served MPI_Alltoall. The xchg runs get XCHG_STATS=1 (for that
+# check; it counts calls and adds their times) and otherwise the caller's environment.
 #
 # Usage: scripts/hpcc.sh [PAIRS]
 #   PAIRS   native/xchg run pairs, alternating (default 3): Gflop/s is noisy on a shared
-#           machine, so every run's figure is shown along with the best.
+#           machine, so every run's figure is shown along with the best and the median.
 # XCHG_* variables set in the environment reach the xchg runs (xchgrun passes them on), e.g.
 #   XCHG_ALLTOALL=pairwise:k=1 scripts/hpcc.sh 1
 # Output: build/openmpi/hpcc/{native,xchg}-N/{hpccinf.txt,hpccoutf.txt,hpcc.log}.
@@ -35,7 +38,7 @@ lib=$PWD/$build/libxchg.so
 options=(-n "$ranks" --oversubscribe --mca mpi_yield_when_idle 1)
 native_launch=(mpirun.openmpi "${options[@]}")
 [ "$(id -u)" -ne 0 ] || native_launch+=(--allow-run-as-root)
-xchg_launch=(env XCHG_LIB="$lib" XCHG_STATS=1 XCHG_VERBOSE=1 "$PWD/scripts/xchgrun" --mpi=openmpi
+xchg_launch=(env XCHG_LIB="$lib" XCHG_STATS=1 "$PWD/scripts/xchgrun" --mpi=openmpi
     "${options[@]}")
 
 # HPL-format input (HPCC reads hpccinf.txt from the working directory): one problem, N=1000,
@@ -134,6 +137,14 @@ for key in "${keys[@]}"; do
     printf '%-22s %-36s %s\n' "$key" "${row[native,$key]% }" "${row[xchg,$key]% }"
 done
 printf '%-22s %-36s %s\n' "MPIFFT_Gflops (best)" "${row[native,best]}" "${row[xchg,best]}"
+# the median Gflop/s of each side (runs that gave no figure left out) and their ratio
+median_gflops() { # MODE
+    for ((i = 1; i <= pairs; i++)); do summary "$work/$1-$i" MPIFFT_Gflops; done | grep -v '^?$' |
+        sort -g | awk '{ v[NR] = $1 } END { if (NR) print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; else print "?" }'
+}
+native_median=$(median_gflops native)
+xchg_median=$(median_gflops xchg)
+echo "hpcc.sh: MPIFFT_Gflops median native=$native_median xchg=$xchg_median xchg/native=$(awk -v a="$native_median" -v b="$xchg_median" 'BEGIN { if (a + 0 > 0 && b != "?") printf "%.3f", b / a; else print "?" }')"
 
 # MPI_Alltoall only moves data: the FFT error must be the same number in every run.
 errors=$(for ((i = 1; i <= pairs; i++)); do

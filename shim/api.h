@@ -10,6 +10,8 @@
 #include "../tuning/registry.h"
 #include "../tuning/table.h"
 
+/* The version of this build: VERSION plus the git commit, e.g. "0.9.0+f691226" (shim/version.c). */
+const char *xchg_version(void);
 /* Read the environment once (idempotent; MPI_Init does it). Reports bad values on world rank 0. */
 void xchg_config_load(void);
 /* XCHG_DISABLE=1: every call is the MPI library's own */
@@ -29,7 +31,11 @@ int xchg_api_table_rules(void);
  * would: problems reported on world rank 0 with file and line, its machine constants (else
  * the defaults) and native curves used from now on. xchg_table_load's value (-1: unusable). */
 int xchg_api_load_table(const char *path);
-/* Forget the tuning table's rules and curves: decisions by the models alone from now on (the
+/* Write table (with comment) as this machine's and layout's table in the per-user cache
+ * (shim/cache.c), world rank 0 only; *path names the file (NULL when the cache is off:
+ * XCHG_CACHE=0, XCHG_TUNING set, or no home directory). 0, or -1 when it was not written. */
+int xchg_api_cache_write(const xchg_table_t *table, const char *comment, const char **path);
+/* Forget the tuning table's rules and curves (the cache's too): decisions by the models alone from now on (the
  * machine constants stay as they are). */
 void xchg_api_drop_table(void);
 /* The decision for a call shape, uncached: forced > table > model. Completes params; reason

@@ -14,9 +14,6 @@
  *   XCHG_TEST_SKEW_TIMES=1         testing knob: every rank distorts its own timings
  *   XCHG_TEST_DRIFT=1              testing knob: a settled shape's watched calls read 100 times
  *                                  slower than they ran (the watch must learn it again)
- *   XCHG_TEST_CLOSE=1              testing knob: a trial's calls read 100 us for native and 90 us
- *                                  for every other candidate, its confirmation's 100 us for both
- *                                  (every trial confirms its winner, and native takes the shape)
  *   XCHG_NODES=3,1,2               testing knob: the first 3 ranks of MPI_COMM_WORLD are one
  *                                  node, the next 1 another, ...; must add up to the job's size
  *   XCHG_TORUS=RxC | P             the torus (P: ring) that flat communicators of R C ranks form,
@@ -196,7 +193,6 @@ void xchg_config_load(void)
     xchg_config.strict = read_flag("XCHG_STRICT");
     xchg_config.test_skew = read_flag("XCHG_TEST_SKEW_TIMES");
     xchg_config.test_drift = read_flag("XCHG_TEST_DRIFT");
-    xchg_config.test_close = read_flag("XCHG_TEST_CLOSE");
     xchg_config.shm_bytes = read_shm_bytes();
     if (initialized)
         read_nodes();
@@ -267,6 +263,7 @@ int xchg_api_load_table(const char *path)
 void xchg_api_drop_table(void)
 {
     xchg_table_free(&xchg_config.table);
+    xchg_table_free(&xchg_config.cache);
     xchg_config.machine.native = NULL;
     xchg_select_forget();
 }
@@ -318,4 +315,15 @@ const xchg_impl_t *xchg_algo_impl(int index)
     if (!__atomic_load_n(&bound_done, __ATOMIC_ACQUIRE))
         xchg_algo_bind();
     return index >= 0 && index < xchg_nalgos && index < XCHG_REGISTRY_MAX ? bound[index] : NULL;
+}
+
+int xchg_api_cache_write(const xchg_table_t *table, const char *comment, const char **path)
+{
+    int rc;
+    *path = xchg_config.cache_path[0] ? xchg_config.cache_path : NULL;
+    if (!xchg_config.cache_on || !*path)
+        return -1;
+    rc = xchg_cache_write(table, comment);
+    xchg_config.cache_on = 0; /* MPI_Finalize must not store this run's state over it */
+    return rc;
 }

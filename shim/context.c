@@ -40,8 +40,7 @@ static void ctx_free(xchg_ctx_t *ctx)
     if (!ctx)
         return;
     xchg_shm_free(ctx);
-    if (ctx->comm != MPI_COMM_NULL)
-        PMPI_Comm_free(&ctx->comm);
+    xchg_channel_detach(ctx);
     xchg_scratch_free(ctx);
     free(ctx->reqs);
     free(ctx->node_of);
@@ -174,7 +173,7 @@ void xchg_ctx_world_init(void)
 
 /* The summary of a context's layout (xchg_topo_t), and its Cartesian shape when comm has a
  * Cartesian topology whose dimensions are all periodic (a torus or a ring). */
-static void ctx_topo(xchg_ctx_t *ctx, MPI_Comm comm, int shared)
+static void ctx_topo(xchg_ctx_t *ctx, MPI_Comm comm, int shared, int node_shared)
 {
     xchg_topo_t *t = &ctx->topo;
     int status = MPI_UNDEFINED, ndims = 0;
@@ -199,6 +198,7 @@ static void ctx_topo(xchg_ctx_t *ctx, MPI_Comm comm, int shared)
     }
     t->layout_hash = hash;
     t->shm_bytes = shared && ctx->nnodes == 1 ? xchg_config.shm_bytes : 0;
+    t->node_shm_bytes = node_shared ? xchg_config.shm_bytes : 0;
     if (PMPI_Topo_test(comm, &status) == MPI_SUCCESS && status != MPI_CART &&
         xchg_config.torus_dims[0] > 0) {
         /* XCHG_TORUS gives a communicator without a Cartesian topology its shape (whether the
@@ -242,7 +242,7 @@ static void ctx_announce(const xchg_ctx_t *ctx)
 }
 
 /* Node layout of a new context: from the world's layout when every rank is a world rank. */
-static int ctx_layout(xchg_ctx_t *ctx, MPI_Comm comm, int *over, int *shared)
+static int ctx_layout(xchg_ctx_t *ctx, MPI_Comm comm, int *over, int *shared, int *node_shared)
 {
     int rc = MPI_SUCCESS, translated = 0;
     int *world_ranks = NULL, *ranks = NULL;
@@ -284,6 +284,11 @@ static int ctx_layout(xchg_ctx_t *ctx, MPI_Comm comm, int *over, int *shared)
         *shared = world_machine != NULL;
         for (int i = 1; i < ctx->size && *shared; i++)
             *shared = world_machine[world_ranks[i]] == world_machine[world_ranks[0]];
+        /* every node within one machine: each rank on the machine of its node's lowest rank
+         * (ranks[i], from above) */
+        *node_shared = world_machine != NULL;
+        for (int i = 0; i < ctx->size && *node_shared; i++)
+            *node_shared = world_machine[world_ranks[i]] == world_machine[world_ranks[ranks[i]]];
         *over = world_oversubscribed;
         ctx->node_pus = world_node_pus;
     } else {
@@ -293,6 +298,7 @@ static int ctx_layout(xchg_ctx_t *ctx, MPI_Comm comm, int *over, int *shared)
         *shared = 1;
         for (int i = 0; i < ctx->size; i++)
             *shared &= ctx->node_of[i] == 0;
+        *node_shared = 1; /* measured nodes share memory by definition */
     }
     ctx->nnodes = 0;
     for (int i = 0; i < ctx->size; i++)
@@ -319,20 +325,21 @@ out:
 /* The private duplicate, size, rank, node layout and waiting policy of a new context. */
 static int ctx_open(xchg_ctx_t *ctx, MPI_Comm comm)
 {
-    int rc, over = 0, shared = 0;
+    int rc, over = 0, shared = 0, node_shared = 0;
 
-    rc = PMPI_Comm_dup(comm, &ctx->comm);
-    if (rc != MPI_SUCCESS)
+    ctx->user = comm;
+    PMPI_Comm_size(comm, &ctx->size);
+    PMPI_Comm_rank(comm, &ctx->rank);
+    rc = xchg_channel_attach(ctx, comm);
+    if (rc != MPI_SUCCESS || ctx->passthrough)
         return rc;
-    PMPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
     ctx->inner_alltoall = xchg_alltoall_select_run;
     ctx->shm_reserve = xchg_shm_reserve;
-    PMPI_Comm_size(ctx->comm, &ctx->size);
-    PMPI_Comm_rank(ctx->comm, &ctx->rank);
-    rc = ctx_layout(ctx, ctx->comm, &over, &shared);
+    rc = ctx_layout(ctx, comm, &over, &shared, &node_shared);
     if (rc != MPI_SUCCESS)
         return rc;
-    ctx_topo(ctx, comm, shared);
+    ctx_topo(ctx, comm, shared, node_shared);
+    ctx->one_clock = shared;
     if (xchg_config.verbose && ctx->rank == 0)
         ctx_announce(ctx);
     /* auto: yield when the node is oversubscribed, unless the MPI library's own wait yields
@@ -392,6 +399,15 @@ xchg_ctx_t *xchg_ctx_get(MPI_Comm comm, int *rc)
         return NULL;
     }
     return ctx;
+}
+
+int xchg_world_layout(const int **node_of, int *size)
+{
+    if (!world_ready)
+        return -1;
+    *node_of = world_node;
+    *size = world_size;
+    return 0;
 }
 
 void xchg_ctx_finalize(void)

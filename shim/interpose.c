@@ -14,19 +14,67 @@
  * Errors from the library's own work go through the user's communicator's error handler, once,
  * like a native error; invalid arguments never reach the library (the PMPI call reports them).
  */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "normalize.h"
 
 /* What served the last call of each collective, for the tools (xchg_last_choice). */
 static xchg_choice_t last_choice[XCHG_NCOLLS] = {{-1, {0}, 0.0}, {-1, {0}, 0.0}, {-1, {0}, 0.0}};
 static xchg_choice_t native_choice[XCHG_NCOLLS]; /* native of each collective */
 
+/* The machine the models price with, when XCHG_TUNING gives none: the cache's, else measured
+ * now (collective over MPI_COMM_WORLD). */
+static void machine_setup(void)
+{
+    const int *node_of = NULL;
+    int size = 0, nnodes = 0, *sizes;
+
+    if (xchg_world_layout(&node_of, &size) != 0)
+        return;
+    sizes = calloc((size_t)size, sizeof *sizes);
+    if (!sizes)
+        return;
+    for (int i = 0; i < size; i++) {
+        sizes[node_of[i]]++;
+        nnodes = node_of[i] + 1 > nnodes ? node_of[i] + 1 : nnodes;
+    }
+    if (xchg_cache_load(sizes, nnodes) && !xchg_config.table.has_machine) {
+        xchg_config.machine = xchg_config.cache.machine;
+        xchg_config.machine_cached = 1;
+    } else if (!xchg_config.table.has_machine && xchg_config.learn) {
+        xchg_config.machine_measured = xchg_calibrate(node_of, size, &xchg_config.machine);
+    }
+    if (!xchg_config.table.has_machine && xchg_config.table.native.ncurves == 0)
+        xchg_config.machine.native = &xchg_config.cache.native;
+    free(sizes);
+    if (xchg_config.verbose && xchg_world_rank == 0) {
+        const xchg_machine_t *m = &xchg_config.machine;
+        fprintf(stderr,
+                "xchg: cache %s: %d rules%s; machine beta=%.3gs tau=%.3gs/B beta_inter=%.3gs "
+                "tau_inter=%.3gs/B rho=%.3gs/B (%s)\n",
+                xchg_config.cache_path[0] ? xchg_config.cache_path : "off",
+                xchg_config.cache.nrules, xchg_config.cache.has_machine ? " and a machine line" : "",
+                m->beta, m->tau, m->beta_inter, m->tau_inter, m->rho,
+                xchg_config.table.has_machine ? "XCHG_TUNING"
+                : xchg_config.cache.has_machine ? "cached"
+                : xchg_config.machine_measured ? "measured now"
+                                               : "built in");
+        fflush(stderr);
+    }
+}
+
 static void setup(void)
 {
     for (int coll = 0; coll < XCHG_NCOLLS; coll++)
         native_choice[coll].algo = xchg_algo_find(coll, "native");
     xchg_config_load();
-    if (!xchg_config.disable)
-        xchg_ctx_world_init();
+    if (xchg_config.disable)
+        return;
+    if (xchg_config.verbose)
+        xchg_version_say();
+    xchg_ctx_world_init();
+    machine_setup();
 }
 
 int MPI_Init(int *argc, char ***argv)
@@ -40,16 +88,26 @@ int MPI_Init(int *argc, char ***argv)
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = PMPI_Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
+        /* contexts share learning only when no two threads can call collectives at once */
+        xchg_config.thread_multiple = *provided == MPI_THREAD_MULTIPLE;
         setup();
+    }
     return rc;
 }
 
 int MPI_Finalize(void)
 {
     if (xchg_config.loaded && !xchg_config.disable) {
+        if (xchg_config.verbose && xchg_world_rank == 0) {
+            fprintf(stderr, "xchg: at MPI_Finalize this process holds %d private channels (one "
+                            "context id of the MPI library each)\n",
+                    xchg_channel_count());
+            fflush(stderr);
+        }
         xchg_stats_report();
         xchg_learn_write();
+        xchg_cache_store();
         xchg_ctx_finalize();
         xchg_type_finalize();
     }
@@ -85,7 +143,7 @@ static int finish(int rc, int coll, const xchg_outcome_t *out, double start, MPI
         if (xchg_config.stats)
             xchg_stats_add(coll, out->algo, &out->params, out->key, now - start);
         if (out->trial >= 0 && rc == MPI_SUCCESS)
-            rc = xchg_learn_record(out->ctx, out->trial, now - out->start);
+            rc = xchg_learn_record(out->ctx, out->trial, out->start, xchg_learn_clock());
     }
     if (rc != MPI_SUCCESS && comm != MPI_COMM_NULL) /* NULL: the MPI library reported it */
         PMPI_Comm_call_errhandler(comm, rc);

@@ -83,7 +83,8 @@ static int choose(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_outcome_t *out)
     out->ctx = ctx;
     out->algo = choice.algo;
     out->params = choice.params;
-    out->watched = out->trial >= 0 && ctx->shim->trials[out->trial].settled;
+    out->watched =
+        out->trial >= 0 && xchg_learn_shape(ctx, out->trial)->lp.phase == XCHG_LP_SETTLED;
     if (out->trial >= 0) /* a learning trial times the call from here on */
         out->start = xchg_learn_start(ctx);
     return xchg_algos[choice.algo].native ? XCHG_PASS : MPI_SUCCESS;
@@ -124,7 +125,7 @@ static void memo_store(xchg_ctx_t *ctx, int coll, int in_place, MPI_Count sendco
     xchg_memo_t *m = &ctx->shim->memo[coll];
     memo_types(m, in_place, sendtype, recvtype, st, rt);
     m->config_gen = xchg_select_generation();
-    m->epoch = ctx->shim->epoch;
+    m->epoch = ctx->shim->learning->epoch;
     m->sendcount = sendcount;
     m->recvcount = recvcount;
     m->choice.algo = out->algo;
@@ -141,7 +142,7 @@ static const xchg_memo_t *memo_hit(const xchg_ctx_t *ctx, int coll, int in_place
     if (!ctx->shim)
         return NULL;
     m = &ctx->shim->memo[coll];
-    if (m->config_gen != xchg_select_generation() || m->epoch != ctx->shim->epoch ||
+    if (m->config_gen != xchg_select_generation() || m->epoch != ctx->shim->learning->epoch ||
         m->type_gen != __atomic_load_n(&xchg_type_generation, __ATOMIC_ACQUIRE))
         return NULL;
     if (m->in_place != in_place || m->recvcount != recvcount || m->recvtype != recvtype)
@@ -446,7 +447,7 @@ static int v_predict(xchg_ctx_t *ctx, xchg_call_t *call, xchg_outcome_t *out, in
     if (xchg_algos[out->algo].native && out->trial < 0) {
         /* native and final: the fast path may take it again */
         state->vnative.config_gen = xchg_select_generation();
-        state->vnative.epoch = state->epoch;
+        state->vnative.epoch = state->learning->epoch;
         state->vnative.version = state->carried_version;
         state->vnative.learned = out->learned;
     }
@@ -467,7 +468,7 @@ int xchg_fast_native_v(MPI_Comm comm, int *watch)
         return xchg_algos[forced].native;
     state = ctx->shim;
     if (!state->carried_valid || state->vnative.config_gen != xchg_select_generation() ||
-        state->vnative.epoch != state->epoch || state->vnative.version != state->carried_version)
+        state->vnative.epoch != state->learning->epoch || state->vnative.version != state->carried_version)
         return 0;
     /* what v_predict would do: count the learned shape's call, age the statistics */
     if (!fast_tick(ctx, state->vnative.learned, watch))
@@ -626,7 +627,7 @@ static int v_run(xchg_ctx_t *ctx, const void *sendbuf, xchg_counts_t sendcounts,
  * every rank) can tell; without them, no. A call decided after an agreement is its shape. */
 static int v_was_shape(xchg_ctx_t *ctx, const xchg_outcome_t *out, unsigned version_before)
 {
-    const xchg_trial_t *t = &ctx->shim->trials[out->trial];
+    const xchg_shape_t *t = xchg_learn_shape(ctx, out->trial);
     xchg_call_t own;
     if (ctx->shim->carried_version == version_before)
         return 0; /* it carried nothing */

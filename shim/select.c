@@ -191,6 +191,21 @@ static int decide(const xchg_call_t *call, xchg_params_t *params, char *reason, 
         snprintf(reason + used, len - used, "table %s:%d names %s, which cannot serve it: %s; ",
                  file ? file : "?", rule->line, xchg_algos[rule->algo].name, why);
     }
+    rule = xchg_table_lookup(&xchg_config.cache, call->coll, call->comm_size,
+                             call->topo ? call->topo->nnodes : 1, xchg_size_key(call));
+    if (rule) {
+        used = strlen(reason);
+        *params = rule->params;
+        if (can_serve(rule->algo, call, params, &why)) {
+            xchg_algos[rule->algo].cost(call, &xchg_config.machine, params);
+            snprintf(reason + used, len - used, "cache %s:%d", xchg_config.cache_path,
+                     rule->line);
+            *source = forced != XCHG_AUTO ? XCHG_FROM_FALLBACK : XCHG_FROM_CACHE;
+            return rule->algo;
+        }
+        snprintf(reason + used, len - used, "cache %s:%d names %s, which cannot serve it: %s; ",
+                 xchg_config.cache_path, rule->line, xchg_algos[rule->algo].name, why);
+    }
     used = strlen(reason);
     snprintf(reason + used, len - used, "model%s",
              xchg_native_curve_find(xchg_config.machine.native, call->coll, call->comm_size)
@@ -211,13 +226,29 @@ int xchg_decide(const xchg_call_t *call, xchg_params_t *params, char *reason, si
 
 xchg_shim_state_t *xchg_shim_state(xchg_ctx_t *ctx)
 {
-    if (!ctx->shim)
-        ctx->shim = calloc(1, sizeof *ctx->shim);
-    return ctx->shim;
+    xchg_shim_state_t *state;
+    if (ctx->shim)
+        return ctx->shim;
+    state = calloc(1, sizeof *state);
+    if (!state)
+        return NULL;
+    /* the channel's learning domain, unless threads may call its contexts in any order */
+    state->learning = xchg_config.thread_multiple ? NULL : xchg_channel_learning(ctx);
+    if (!state->learning) {
+        state->learning = xchg_learning_new();
+        state->own_learning = 1;
+    }
+    if (!state->learning) {
+        free(state);
+        return NULL;
+    }
+    return ctx->shim = state;
 }
 
 void xchg_shim_state_free(xchg_shim_state_t *state)
 {
+    if (state && state->own_learning)
+        free(state->learning);
     free(state);
 }
 
@@ -259,7 +290,7 @@ static xchg_decision_t *cached_decision(xchg_ctx_t *ctx, const xchg_call_t *call
     d->coll = call->coll;
     d->key = key;
     d->skew = skew;
-    d->trial = -1;
+    d->shape = -1;
     if (xchg_config.verbose && ctx->rank == 0)
         say(call, d->algo, &d->params, reason);
     return d;
@@ -290,9 +321,10 @@ int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice,
     choice->algo = d->algo;
     choice->params = d->params;
     choice->time = 0.0;
-    if (d->source == XCHG_FROM_MODEL && xchg_config.learn && ctx->size > 1) {
-        *trial = xchg_learn_pick(ctx, call, choice, &d->trial);
-        *learned = *trial < 0 ? d->trial : -1;
+    if ((d->source == XCHG_FROM_MODEL || d->source == XCHG_FROM_CACHE) && xchg_config.learn &&
+        ctx->size > 1) {
+        *trial = xchg_learn_pick(ctx, call, d->source, choice, &d->shape);
+        *learned = *trial < 0 ? d->shape : -1;
     }
     return MPI_SUCCESS;
 }
@@ -325,10 +357,11 @@ int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf
         chosen = d->params;
     }
     if (!xchg_algo_impl(algo)) {
-        /* native: the MPI library's alltoall on the private communicator */
+        /* native: the MPI library's alltoall on the user's communicator (the private channel
+         * may be shared with other communicators, so no collective runs on it) */
         if (block_bytes <= (size_t)INT32_MAX)
             return PMPI_Alltoall(sendbuf, (int)block_bytes, MPI_BYTE, recvbuf, (int)block_bytes,
-                                 MPI_BYTE, ctx->comm);
+                                 MPI_BYTE, ctx->user);
         algo = xchg_algo_find(XCHG_ALLTOALL, "pairwise");
         memset(&chosen, 0, sizeof chosen);
         xchg_algos[algo].cost(&call, &xchg_config.machine, &chosen);

@@ -8,6 +8,7 @@
 #include "../algos/xchg.h"
 #include "../tuning/registry.h"
 #include "../tuning/table.h"
+#include "../tuning/learn_policy.h"
 #include "api.h" /* what the tools may use */
 
 #define XCHG_AUTO (-1) /* no algorithm forced: table, then model */
@@ -43,11 +44,16 @@ typedef struct xchg_config {
                                  own timings, so that ranks disagree locally */
     int test_drift;           /* XCHG_TEST_DRIFT=1 (testing knob): the watched calls of a settled
                                  shape read 100 times slower than they ran (shim/learn.c) */
-    int test_close;           /* XCHG_TEST_CLOSE=1 (testing knob): every trial is a close call
-                                 that its confirmation overturns (shim/learn.c) */
     int forced[XCHG_NCOLLS];  /* registry index, or XCHG_AUTO */
     xchg_params_t forced_params[XCHG_NCOLLS];
     xchg_table_t table;       /* XCHG_TUNING (empty without it) */
+    xchg_table_t cache;       /* the per-user cache's table for this machine and layout
+                                 (shim/cache.c; empty without one) */
+    char cache_path[4096];    /* its file ("" when the cache is off or unusable) */
+    int cache_on;             /* XCHG_CACHE: read and write the cache */
+    int thread_multiple;      /* the MPI library provides MPI_THREAD_MULTIPLE */
+    int machine_measured;     /* machine holds the constants measured at MPI_Init */
+    int machine_cached;       /* machine holds the cache's constants (kept when it is stored) */
     xchg_machine_t machine;   /* the table's measured constants, else the defaults */
 } xchg_config_t;
 
@@ -64,6 +70,19 @@ int xchg_force(int coll, const char *spec);
  * created or comm is not a valid communicator. */
 xchg_ctx_t *xchg_ctx_get(MPI_Comm comm, int *rc);
 void xchg_ctx_world_init(void); /* node layout of MPI_COMM_WORLD, once, from MPI_Init */
+/* The world's layout (node of every world rank, nodes numbered by their lowest rank; emulated
+ * by XCHG_NODES when set): 0, or -1 before xchg_ctx_world_init measured it. */
+int xchg_world_layout(const int **node_of, int *size);
+/* cache.c (the per-user cache of tables): read the table of this machine and layout into
+ * xchg_config.cache (collective over MPI_COMM_WORLD, from MPI_Init; node_sizes: ranks of each
+ * node in node order); 1 when it has a machine line. Store what this run measured and learned
+ * (world rank 0, from MPI_Finalize). Write a table there (atomic, owner-only): 0 or -1. */
+int xchg_cache_load(const int *node_sizes, int nnodes);
+void xchg_cache_store(void);
+int xchg_cache_write(const xchg_table_t *table, const char *comment);
+/* calibrate.c: measure beta, tau (and across nodes) and rho into machine in a few milliseconds
+ * (collective over MPI_COMM_WORLD, from MPI_Init); 1 when it measured, 0 when it left them. */
+int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machine);
 /* The last context each thread looked up, valid while no context was freed since (a freed
  * communicator's handle may be reused by a new one). */
 typedef struct xchg_last_ctx {
@@ -83,19 +102,24 @@ static inline xchg_ctx_t *xchg_ctx_cached(MPI_Comm comm)
                : NULL;
 }
 void xchg_ctx_finalize(void);   /* free the contexts of COMM_WORLD and COMM_SELF */
+/* channel.c: attach a new context to a private channel for comm's group with a tag of its own
+ * (collective over comm; every rank ends on the same channel and slot, or with ctx->passthrough
+ * set when none can be had); detach it when the context goes. */
+int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm);
+void xchg_channel_detach(xchg_ctx_t *ctx);
+int xchg_channel_count(void); /* channels this process holds */
+/* The learning domain of ctx's channel (made on first use, freed with the channel), or NULL. */
+struct xchg_learning *xchg_channel_learning(xchg_ctx_t *ctx);
 /* shm.c: a context's shared segment (xchg_ctx_t.shm_reserve; collective), and its release */
 int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes);
 void xchg_shm_free(xchg_ctx_t *ctx);
 
 /* select.c and learn.c */
 #define XCHG_DECISIONS 64 /* decisions cached per context */
-#define XCHG_TRIALS 16    /* call shapes learned per context */
-#define XCHG_LEARN_MAX 4  /* candidates one trial times (native and the model's best) */
-#define XCHG_LEARN_SAMPLES 5 /* counted calls per candidate, after one warm-up call */
-
+#define XCHG_SHAPES 48    /* call shapes a learning domain keeps (408 bytes each) */
 
 /* Which level of the precedence decided. */
-enum { XCHG_FROM_FORCED, XCHG_FROM_TABLE, XCHG_FROM_MODEL, XCHG_FROM_FALLBACK };
+enum { XCHG_FROM_FORCED, XCHG_FROM_TABLE, XCHG_FROM_CACHE, XCHG_FROM_MODEL, XCHG_FROM_FALLBACK };
 
 typedef struct xchg_decision {
     unsigned gen; /* 0: empty; else the configuration generation it was made under */
@@ -105,41 +129,31 @@ typedef struct xchg_decision {
     int algo;
     xchg_params_t params;
     int source; /* XCHG_FROM_* */
-    int trial;  /* the learning slot this shape last used (a hint, checked), or -1 */
+    int shape;  /* the learning slot this shape last used (a hint, checked), or -1 */
 } xchg_decision_t;
 
-/* One call shape being learned or learned (shim/learn.c). */
-typedef struct xchg_trial {
+/* One call shape being learned or learned (shim/learn.c): its policy state (pure,
+ * tuning/learn_policy.h) and this rank's times of the current probe or watch. */
+typedef struct xchg_shape {
     int used;
     int coll;
     unsigned bucket, skew;
-    int settled;
-    int ncand;
-    xchg_choice_t cand[XCHG_LEARN_MAX]; /* cand[0] is native */
-    int calls;                          /* calls of the trial so far (a block of
-                                           1 + XCHG_LEARN_SAMPLES per candidate) */
-    uint64_t ns[XCHG_LEARN_MAX][XCHG_LEARN_SAMPLES]; /* this rank's counted times */
-    int winner;
-    unsigned relearn;   /* calls between settling and the next trial (grows 8 times a
-                           trial) */
-    unsigned countdown; /* calls left before the next trial */
-    /* the watch (shim/learn.c): one call in watch_every of the settled shape is timed */
-    unsigned watch_every, watch_in; /* 0: not watched (native was the only candidate) */
-    int nwatch;                     /* timed calls since the last check */
-    uint64_t watch_ns[XCHG_LEARN_SAMPLES];
-    uint64_t winner_ns, rival_ns;   /* the last trial's agreed medians: the winner's, and the
-                                       other side's best (native, or the best xchg candidate) */
-    uint64_t far_ns[XCHG_LEARN_MAX][2]; /* a candidate far slower than the last trial's winner:
-                                           its agreed median and second slowest, which the
-                                           next trial reuses (its calls run the winner); 0, 0:
-                                           timed (shim/learn.c, LEARN_FAR) */
-    int floor_cand, floor_trials;   /* the winner the watch found drifted, and the trials its */
-    uint64_t floor_ns;              /* watched median still stands in as its least time */
-    /* the confirmation of a close verdict (shim/learn.c): a block of the provisional winner's
-     * (winner) calls, then one of native's */
-    int confirming;
-    uint64_t trial_ns[2 * XCHG_LEARN_MAX]; /* the trial's agreed values meanwhile */
-} xchg_trial_t;
+    xchg_lp_t lp;
+    xchg_lp_step_t step;                /* what the shape's last call did */
+    int pending;                        /* step was taken by xchg_learn_tick for the selection
+                                           that follows in the same call */
+    double starts[XCHG_LP_SAMPLES];     /* this rank's timed calls of the probe or watch: */
+    double ends[XCHG_LP_SAMPLES];       /* when each began and ended (xchg_learn_clock) */
+} xchg_shape_t;
+
+/* A learning domain: the shapes of every context on one channel (they have the same group, so
+ * the same size and layout, and a program that is not multithreaded calls them in the same
+ * order on every rank), or of one context under MPI_THREAD_MULTIPLE. */
+typedef struct xchg_learning {
+    unsigned epoch; /* bumped whenever learning changes what a call shape runs */
+    int next;       /* slot the next new shape takes when all are used */
+    xchg_shape_t shapes[XCHG_SHAPES];
+} xchg_learning_t;
 
 /* What the shim knows of a datatype (shim/datatype.c). */
 typedef struct xchg_type {
@@ -154,7 +168,7 @@ typedef struct xchg_type {
  * (shim/normalize.c). Valid while the configuration, the type handles and the learning state
  * (epoch) are what they were when it was stored. */
 typedef struct xchg_memo {
-    unsigned config_gen, type_gen, epoch; /* config_gen 0: empty */
+    unsigned config_gen, type_gen, epoch; /* config_gen 0: empty; epoch: the learning domain's */
     int in_place;
     MPI_Count sendcount, recvcount;
     MPI_Datatype sendtype, recvtype;
@@ -167,10 +181,9 @@ typedef struct xchg_memo {
 typedef struct xchg_shim_state {
     xchg_memo_t memo[2]; /* XCHG_ALLTOALL, XCHG_ALLGATHER */
     xchg_memo_t vtypes;  /* MPI_Alltoallv: the last call's types only (counts vary) */
-    unsigned epoch;      /* bumped whenever learning changes what a call shape runs */
+    xchg_learning_t *learning; /* the context's learning domain (its channel's, or its own) */
+    int own_learning;          /* 1: learning is the context's own, freed with it */
     xchg_decision_t decisions[XCHG_DECISIONS];
-    xchg_trial_t trials[XCHG_TRIALS];
-    int next_trial; /* slot the next new shape takes when all are used */
     /* alltoallv: statistics carried by the previous call (shim/normalize.c) */
     uint64_t carried[3];
     int carried_valid;
@@ -224,27 +237,37 @@ int xchg_algo_bind(void);
 void xchg_select_forget(void);
 unsigned xchg_select_generation(void);
 
-/* learn.c: during its first calls a model-decided call shape runs native and the models' best
- * candidates in turn; then the ranks agree on the timings and settle on the fastest. */
-/* The choice of a model-decided call (the trial's candidate, or the settled winner); returns
- * the trial slot when the call is part of a trial, else -1. *hint holds the shape's slot. */
-int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice, int *hint);
-/* A call of the settled shape in slot `slot` that skipped selection (a memorised call): counts
- * down to the next trial and the next watched call. XCHG_TICK_ON: run the settled choice;
- * XCHG_TICK_RELEARN: the shape is learned again from this call on (the caller selects anew);
+/* learn.c: selection that learns (XCHG_LEARN, on by default); the policy is
+ * tuning/learn_policy.c, this is its driver. A model-decided call shape (or one a cached table
+ * decided) runs the candidate the policy names; its probes' and watched calls' times are
+ * agreed over the ranks at the calls the policy says, so every rank runs the same algorithm. */
+/* The choice of a model- or cache-decided call; returns the shape's slot when this call is to
+ * be timed (xchg_learn_start, xchg_learn_record), else -1. *hint holds the shape's slot. */
+int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, int source, xchg_choice_t *choice,
+                    int *hint);
+/* A call of the settled shape in slot `slot` that skipped selection (a memorised call).
+ * XCHG_TICK_ON: run the settled choice; XCHG_TICK_RELEARN: the shape is probed again from this
+ * call on (the caller selects anew, and xchg_learn_pick takes this call's step);
  * XCHG_TICK_WATCH: run the settled choice and report its time (xchg_learn_record, slot).
- * Every call of a settled shape ticks exactly once, on whichever path it takes, so every rank
- * watches and learns again at the same call. */
+ * Every call of a shape counts exactly once, on whichever path it takes, so every rank watches
+ * and learns again at the same call. */
 enum { XCHG_TICK_ON, XCHG_TICK_RELEARN, XCHG_TICK_WATCH };
 int xchg_learn_tick(xchg_ctx_t *ctx, int slot);
-/* A timed call (a trial's, or a watched one) starts here: after a barrier of the context's
- * communicator (collective; every rank times the same calls), so that every rank's clock
- * starts with the others' and the time is the call's own, whatever the program did before.
- * Returns the start time. */
+/* A timed call starts here, with no synchronisation (shim/learn.c, timing). Returns the start
+ * time on xchg_learn_clock. */
 double xchg_learn_start(xchg_ctx_t *ctx);
-/* The call of slot `trial` (a trial's call, or a watched call of a settled shape) took seconds
- * on this rank; may agree (collective). */
-int xchg_learn_record(xchg_ctx_t *ctx, int trial, double seconds);
+double xchg_learn_clock(void); /* seconds on the machine's monotonic clock */
+/* The timed call of slot `slot` ran from start to end (xchg_learn_clock) on this rank; may
+ * agree (collective at the same call on every rank). */
+int xchg_learn_record(xchg_ctx_t *ctx, int slot, double start, double end);
+/* The shape in slot `slot` of ctx's learning domain (for the alltoallv watch's check). */
+const xchg_shape_t *xchg_learn_shape(const xchg_ctx_t *ctx, int slot);
+/* A context's learning domain: its channel's when the program is not multithreaded, else its
+ * own (shim/learn.c); NULL without memory. Freed with the channel or the context. */
+xchg_learning_t *xchg_learning_new(void);
+/* The verdicts settled in this run, as tuning-table rules (world rank 0's communicators), for
+ * the cache and XCHG_LEARN=FILE: copies at most max of them into rules; returns how many. */
+int xchg_learned_rules(xchg_rule_t *rules, int max);
 void xchg_learn_write(void); /* XCHG_LEARN=FILE: world rank 0 writes the learned table */
 
 /* The algorithm that served this process's last call of coll, "name:k=v,...", for the tools;
@@ -259,5 +282,6 @@ void xchg_stats_report(void); /* collective over MPI_COMM_WORLD, from MPI_Finali
 /* world rank, for messages that only rank 0 prints */
 extern int xchg_world_rank;
 void xchg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void xchg_version_say(void); /* XCHG_VERBOSE=1: "xchg VERSION: MPI, ranks, file" (version.c) */
 
 #endif

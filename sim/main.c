@@ -34,6 +34,7 @@
 #include "../algos/sched/twophase.h"
 #include "../tuning/cost.h"
 #include "../tuning/registry.h"
+#include "version.h" /* XCHG_VERSION, generated in the build folder (mk/version.mk) */
 
 #define MAX_P 65536
 #define STACK_BYTES (256 * 1024)
@@ -64,6 +65,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: xchg-sim COLL ALGO[:KEY=VALUE,...] p=N bytes=B [options]\n"
             "       xchg-sim --sweep [--sweep-p LIST] [--sweep-bytes LIST] [options]\n"
+            "       xchg-sim --version\n"
             "  COLL alltoall | allgather | alltoallv; ALGO a registered algorithm or auto\n"
             "  --net flat | nodes=S1,S2,... (ranks per node, consecutive; S*N: N nodes of S)\n"
             "        | torus=RxC | torus=P (a ring)\n"
@@ -754,6 +756,10 @@ static void parse_args(int argc, char **argv, args_t *a)
         char name[64];
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             usage(stdout);
+            exit(0);
+        }
+        if (strcmp(arg, "--version") == 0) {
+            printf("xchg-sim %s\n", XCHG_VERSION);
             exit(0);
         }
         if (strncmp(arg, "--", 2) == 0) {

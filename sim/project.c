@@ -670,8 +670,12 @@ int main(int argc, char **argv)
             update = argv[++a];
         else if (strcmp(argv[a], "--sim") == 0 && a + 1 < argc && !strchr(argv[a + 1], '\''))
             sim = argv[++a];
-        else {
-            fprintf(stderr, "usage: %s [--tsv] [--update FILE [--sim XCHG_SIM]]\n", argv[0]);
+        else if (strcmp(argv[a], "--version") == 0) {
+            printf("xchg-project %s\n", xchg_version());
+            return 0;
+        } else {
+            fprintf(stderr, "usage: %s [--tsv] [--update FILE [--sim XCHG_SIM]] | --version\n",
+                    argv[0]);
             return 2;
         }
     }

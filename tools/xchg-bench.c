@@ -127,7 +127,7 @@ static const xchg_topo_t *world_topo; /* MPI_COMM_WORLD's layout as the shim see
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: mpiexec -n N xchg-bench [options]\n"
+    fprintf(out, "usage: mpiexec -n N xchg-bench [options]   (xchg-bench --version: its version)\n"
                  "  --coll LIST         alltoall,allgather,alltoallv (default: all three)\n"
                  "  --algos LIST        specs, e.g. native,auto,pairwise:k=2,radix:r=SQRTP\n"
                  "                      (default: native, auto, every algorithm, radix-like ones\n"
@@ -1043,6 +1043,11 @@ int main(int argc, char **argv)
     FILE *out = stdout;
     int status;
 
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--version") == 0) { /* before MPI_Init: no launcher needed */
+            printf("xchg-bench %s\n", xchg_version());
+            return 0;
+        }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);

@@ -170,8 +170,12 @@ int main(int argc, char **argv)
             i++;
         else if (strcmp(argv[i], "-T") == 0 && i + 1 < argc)
             table = argv[++i];
-        else {
-            fprintf(stderr, "usage: %s [-p P,P,...] [-b BYTES,BYTES,...] [-t MS] [-T TABLE]\n",
+        else if (strcmp(argv[i], "--version") == 0) {
+            printf("xchg-decide %s\n", xchg_version());
+            return 0;
+        } else {
+            fprintf(stderr,
+                    "usage: %s [-p P,P,...] [-b BYTES,BYTES,...] [-t MS] [-T TABLE] | --version\n",
                     argv[0]);
             return 2;
         }

@@ -33,6 +33,7 @@
 #include "../algos/sched/radix.h"
 #include "../algos/sched/torus.h"
 #include "../tuning/registry.h"
+#include "version.h" /* XCHG_VERSION, generated in the build folder (mk/version.mk) */
 
 #define RADIX_MAX_RANKS 4096 /* the simulator keeps 3 p^2 ints */
 #define CIRC_MAX_RANKS 1000000
@@ -52,6 +53,7 @@ static void usage(FILE *out)
             "[show=all|rounds]\n"
             "       xchg-sched alltoall torus dims=RxC|P [b=BYTES] [show=all|node0]\n"
             "       xchg-sched markdown   (the README's tables of algorithms and keys)\n"
+            "       xchg-sched --version\n"
             "  p: ranks (1 .. %d for radix, .. %d for circulant); r: radix >= 2 (above p acts "
             "as p);\n"
             "  k: ports >= 1; b: bytes per block >= 1 (default 1); show: every rank's messages "
@@ -663,6 +665,10 @@ int main(int argc, char **argv)
     options_t opt;
     int rc;
 
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        printf("xchg-sched %s\n", XCHG_VERSION);
+        return 0;
+    }
     if (argc == 2 && strcmp(argv[1], "markdown") == 0) {
         xchg_registry_markdown(stdout); /* README.md's tables (test_readme checks them) */
         return 0;

@@ -131,7 +131,7 @@ typedef struct series {
 
 /* What --verify found, over all cells. */
 typedef struct verify_summary {
-    int cells, model_first_best, model_first_within10, native_best;
+    int cells, model_first_best, model_first_within5, model_first_within10, native_best;
     /* timed candidates that have a model: |predicted - measured| / measured, over all cells
      * and over the cells whose ranks all had a processing unit; measured / predicted */
     series_t errors, errors_fitting, ratios;
@@ -150,8 +150,10 @@ static int job_nodes;
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: mpiexec -n N xchg-tune [options]\n"
-                 "  -o FILE           write the table to FILE (default: standard output)\n"
+    fprintf(out, "usage: mpiexec -n N xchg-tune [options]   (xchg-tune --version: its version)\n"
+                 "  -o FILE           write the table to FILE (- : standard output); without -o\n"
+                 "                    it goes to the per-user cache, where every program run\n"
+                 "                    with xchg on this machine and layout finds it\n"
                  "  --sizes 2,4,8     communicator sizes of the table (default: 2 .. N)\n"
                  "  --max-bytes SIZE  largest block-size bucket (default 4M; K, M, G allowed)\n"
                  "  --verify          time the model's best candidates (and its best with k=1)\n"
@@ -724,6 +726,8 @@ static int verify_cell(int coll, int p, size_t bytes, candidate_t *cands, int nc
         const candidate_t *first = &cands[0];
         if (best == 0)
             s->model_first_best++;
+        if (first->measured > 0 && first->measured <= 1.05 * cands[best].measured)
+            s->model_first_within5++;
         if (first->measured > 0 && first->measured <= 1.1 * cands[best].measured)
             s->model_first_within10++;
         if (first->measured > 0)
@@ -1425,13 +1429,24 @@ static void make_comment(char *comment, size_t len, const options_t *opt, const 
                              : "cheapest cost model, native at its measured time");
 }
 
-/* Write the table to -o FILE or standard output; 0, or 1 when that failed (reported). */
+/* Write the table to -o FILE, standard output (-o -) or, without -o, the per-user cache; 0, or
+ * 1 when that failed (reported). */
 static int write_table(const options_t *opt, const xchg_table_t *table, const char *comment)
 {
     FILE *out = stdout;
     int status = 0;
 
-    if (opt->out_path) {
+    if (!opt->out_path) {
+        const char *path = NULL;
+        if (xchg_api_cache_write(table, comment, &path) != 0) {
+            fprintf(stderr, "xchg-tune: the table could not go to the cache (%s); give -o FILE\n",
+                    path ? path : "the cache is off: XCHG_CACHE=0, XCHG_TUNING set, or no home");
+            return 1;
+        }
+        fprintf(info, "xchg-tune: the table is in the cache: %s\n", path);
+        return 0;
+    }
+    if (strcmp(opt->out_path, "-") != 0) {
         out = fopen(opt->out_path, "w");
         if (!out) {
             fprintf(stderr, "xchg-tune: cannot write %s\n", opt->out_path);
@@ -1453,9 +1468,11 @@ static void report_verify(verify_summary_t *summary)
 {
     fprintf(info,
             "verify: the model's first choice was the measured best in %d of %d cells "
-            "(%.0f%%), within 10%% of it in %d (%.0f%%); native was best in %d\n",
+            "(%.0f%%), within 5%% of it in %d (%.0f%%), within 10%% in %d (%.0f%%); native was "
+            "best in %d\n",
             summary->model_first_best, summary->cells,
-            100.0 * summary->model_first_best / summary->cells, summary->model_first_within10,
+            100.0 * summary->model_first_best / summary->cells, summary->model_first_within5,
+            100.0 * summary->model_first_within5 / summary->cells, summary->model_first_within10,
             100.0 * summary->model_first_within10 / summary->cells, summary->native_best);
     fprintf(info,
             "verify: median relative error of the model %.0f%% (%d timings; %.0f%% "
@@ -1488,6 +1505,11 @@ int main(int argc, char **argv)
     double start, model_seconds, native_seconds;
     char mpi_name[64], load[32];
 
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--version") == 0) { /* before MPI_Init: no launcher needed */
+            printf("xchg-tune %s\n", xchg_version());
+            return 0;
+        }
     MPI_Init(&argc, &argv);
     start = MPI_Wtime();
     read_load(load, sizeof load);
@@ -1501,7 +1523,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return status < 0 ? 2 : 0;
     }
-    info = opt.out_path ? stdout : stderr;
+    info = opt.out_path && strcmp(opt.out_path, "-") == 0 ? stderr : stdout;
     tool_mpi_name(mpi_name, sizeof mpi_name);
     if (xchg_api_disabled()) {
         if (world_rank == 0)

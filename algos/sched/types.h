@@ -33,6 +33,11 @@ typedef struct xchg_topo {
                              shared memory (XCHG_SHM_BYTES) when every rank of the communicator
                              shares this machine's memory and nnodes is 1; 0: no shared memory
                              (several nodes, real or emulated by XCHG_NODES, or turned off) */
+    size_t node_shm_bytes; /* the same limit for a segment per node, shared by the ranks of
+                              the communicator on that node, when every node's ranks share one
+                              machine's memory (measured nodes always; XCHG_NODES's emulated
+                              nodes when each lies within one machine); 0: no per-node segments
+                              (turned off, or a node that spans machines) */
 } xchg_topo_t;
 
 /* Algorithm parameters: the storage of every key of every algorithm. Zero (NULL) means "not

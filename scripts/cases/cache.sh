@@ -1,0 +1,154 @@
+# shellcheck shell=bash
+# cache.sh: the per-user cache of tables (shim/cache.c), sourced by run_tests.sh (begin_case,
+# preloaded, summary_status, pass, fail, $TESTS, $LOGS). Every case gives the cache a directory
+# of its own under $LOGS (the suite runs with XCHG_CACHE=0 otherwise).
+#  - learned, then read: learn_check at 2 ranks learns and writes the cache (a file of mode 0600
+#    in a directory of mode 0700, made by xchg); a second run decides from it ("(cache FILE:N)")
+#    and probes fewer shapes than the first;
+#  - refused directories: a symlink planted in place of the directory, and a directory writable
+#    by others: reported by name, nothing written there, the program passes;
+#  - bad files: a truncated file, a foreign version, binary garbage and a symlink planted in place
+#    of the file: each reported once by name and ignored as a whole (no decision from the cache),
+#    the program passes;
+#  - two jobs finishing at once: both write the same file (each its own temporary file, then a
+#    rename), and a third run reads it without a problem.
+
+cache_prog=$TESTS/learn_check
+
+# cache_run LOG DIR: learn_check at 2 ranks with the cache in DIR, verbose
+cache_run() {
+    preloaded "$1" 2 XCHG_WAIT=yield XCHG_VERBOSE=1 XCHG_CACHE="$2" -- "$cache_prog"
+}
+
+# cache_file LOG: the cache file the run named ("xchg: cache FILE: ...")
+cache_file() {
+    sed -n 's/^xchg: cache \(\/[^ ]*\.table\): .*/\1/p' "$1" | head -n 1
+}
+
+# cache_fails LOG: why the run did not pass (empty when it passed)
+cache_fails() {
+    local status
+    status=$(summary_status "$1" learn_check)
+    [ "$status" = pass ] || echo "the program did not pass (summary $status)"
+}
+
+if [ -x "$cache_prog" ]; then
+    dir=$LOGS/cache-$MPI
+    name="cache learned, then read"
+    if begin_case "$name"; then
+        rm -rf "$dir"
+        cache_run "$log" "$dir"
+        why=$(cache_fails "$log")
+        file=$(cache_file "$log")
+        first=$(grep -ac '^xchg: learn ' "$log")
+        if [ -z "$why" ]; then
+            if [ -z "$file" ] || [ ! -f "$file" ]; then
+                why="no cache file written (verbose names '${file:-nothing}')"
+            elif [ "$(stat -c %a "$file")" != 600 ] || [ "$(stat -c %a "$dir")" != 700 ]; then
+                why="modes: file $(stat -c %a "$file") (want 600), directory $(stat -c %a "$dir") (want 700)"
+            elif ! grep -qE '^(alltoall|allgather|alltoallv) +2 +nodes=1 ' "$file"; then
+                why="the cache holds no learned rule for 2 ranks"
+            else
+                cp "$log" "$log.first"
+                cache_run "$log" "$dir"
+                why=$(cache_fails "$log")
+                second=$(grep -ac '^xchg: learn ' "$log")
+                if [ -z "$why" ] && ! grep -aqF "(cache $file:" "$log"; then
+                    why="the second run decided nothing from the cache"
+                elif [ -z "$why" ] && [ "$second" -ge "$first" ]; then
+                    why="the second run probed $second shapes, the first $first: the cache saved nothing"
+                fi
+            fi
+        fi
+        verdict "$name" "$log" "$why"
+    fi
+
+    name="cache refused: symlinked directory, directory writable by others"
+    if begin_case "$name"; then
+        why=""
+        target=$LOGS/cache-target-$MPI
+        rm -rf "$target" "$dir.link" "$dir.open"
+        mkdir -m 700 "$target"
+        ln -s "$target" "$dir.link"
+        cache_run "$log" "$dir.link"
+        if [ -n "$(cache_fails "$log")" ]; then
+            why="symlink: $(cache_fails "$log")"
+        elif ! grep -aq "cache directory $dir.link: not a directory of this user's alone" "$log"; then
+            why="symlink: no report naming $dir.link"
+        elif [ -n "$(ls -A "$target")" ]; then
+            why="symlink: something was written through it: $(ls -A "$target")"
+        fi
+        mkdir -m 777 "$dir.open"
+        chmod 777 "$dir.open"
+        cache_run "$log.open" "$dir.open"
+        if [ -z "$why" ] && [ -n "$(cache_fails "$log.open")" ]; then
+            why="open directory: $(cache_fails "$log.open")"
+        elif [ -z "$why" ] && ! grep -aq "cache directory $dir.open: not a directory of this user's alone" "$log.open"; then
+            why="open directory: no report naming $dir.open"
+        elif [ -z "$why" ] && [ -n "$(ls -A "$dir.open")" ]; then
+            why="open directory: written to: $(ls -A "$dir.open")"
+        fi
+        cat "$log.open" >>"$log"
+        verdict "$name" "$log" "$why"
+    fi
+
+    for bad in truncated foreign garbage symlink; do
+        name="cache bad file: $bad"
+        begin_case "$name" || continue
+        bdir=$LOGS/cache-bad-$MPI
+        rm -rf "$bdir"
+        cache_run "$log" "$bdir" # writes a good file to spoil
+        file=$(cache_file "$log")
+        why=""
+        if [ -z "$file" ] || [ ! -f "$file" ]; then
+            verdict "$name" "$log" "the first run wrote no cache file"
+            continue
+        fi
+        case $bad in
+        truncated) head -c "$(($(stat -c %s "$file") * 2 / 3))" "$file" >"$file.t" && mv "$file.t" "$file" ;;
+        foreign) sed -i '1s/.*/xchg-tuning 99/' "$file" ;;
+        garbage) head -c 3000 /dev/urandom >"$file" ;;
+        symlink) rm -f "$file" && ln -s /etc/passwd "$file" ;;
+        esac
+        cache_run "$log" "$bdir"
+        why=$(cache_fails "$log")
+        reports=$(grep -ac "^xchg: cache $file" "$log")
+        if [ -z "$why" ] && [ "$reports" -lt 1 ]; then
+            why="no report naming $file"
+        elif [ -z "$why" ] && grep -aqF "(cache $file:" "$log"; then
+            why="a decision came from the spoilt file"
+        elif [ -z "$why" ] && [ "$bad" = symlink ] && [ "$(stat -c %F /etc/passwd)" != "regular file" ]; then
+            why="/etc/passwd was touched"
+        fi
+        verdict "$name" "$log" "$why"
+    done
+
+    name="cache two jobs at once, then read"
+    if begin_case "$name"; then
+        cdir=$LOGS/cache-concurrent-$MPI
+        rm -rf "$cdir"
+        cache_run "$log.a" "$cdir" &
+        cache_run "$log.b" "$cdir"
+        wait
+        why=""
+        for l in "$log.a" "$log.b"; do
+            [ -z "$why" ] && why=$(cache_fails "$l")
+        done
+        cat "$log.a" "$log.b" >"$log"
+        cache_run "$log.c" "$cdir"
+        cat "$log.c" >>"$log"
+        file=$(cache_file "$log.c")
+        if [ -z "$why" ] && [ -n "$(cache_fails "$log.c")" ]; then
+            why="the third run: $(cache_fails "$log.c")"
+        elif [ -z "$why" ] && grep -aq "^xchg: cache $file:[0-9]*:" "$log.c"; then
+            why="the file the two jobs left has a problem: $(grep -a "^xchg: cache $file" "$log.c" | head -n 1)"
+        elif [ -z "$why" ] && ! grep -aqF "(cache $file:" "$log.c"; then
+            why="the third run decided nothing from the file the two jobs left"
+        elif [ -z "$why" ] && ls "$cdir" | grep -q '\.tmp$'; then
+            why="temporary files left: $(ls "$cdir")"
+        fi
+        verdict "$name" "$log" "$why"
+    fi
+else
+    fail "cache" "$cache_prog is not built"
+fi

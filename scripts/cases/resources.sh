@@ -1,0 +1,70 @@
+# shellcheck shell=bash
+# resources.sh: what xchg holds must never cost the program what it would have natively,
+# sourced by run_tests.sh (begin_case, preloaded, native, check_launch, report_launch, $TESTS).
+#  - many communicators: many_comms keeps 2000 communicators alive (duplicates and splits of
+#    MPI_COMM_WORLD, duplicates of MPI_COMM_SELF) and makes the three collectives on each, every
+#    element checked. MPICH has 2048 context ids per process: natively it fits, and under xchg it
+#    must too (the contexts share private channels, shim/channel.c), under auto and with
+#    every collective forced to the shm algorithms (whose segments must not cost context ids).
+#    Run natively first, so that a failure of the program itself shows as such.
+
+if [ -x "$TESTS/many_comms" ]; then
+    name="resources many_comms p=2 2000 native"
+    if begin_case "$name"; then
+        native "$log" 2 -- "$TESTS/many_comms" 2000
+        check_launch $? "$log" many_comms
+        report_launch "$name" "$start" "$log"
+    fi
+    for mode in auto shm; do
+        name="resources many_comms p=2 2000 $mode"
+        begin_case "$name" || continue
+        forced=()
+        [ "$mode" = auto ] || forced=(XCHG_ALLTOALL=shm XCHG_ALLGATHER=shm XCHG_ALLTOALLV=shm)
+        preloaded "$log" 2 XCHG_WAIT=yield "${forced[@]}" -- "$TESTS/many_comms" 2000
+        check_launch $? "$log" many_comms
+        report_launch "$name" "$start" "$log"
+    done
+fi
+#  - the limit: comm_limit duplicates MPI_COMM_WORLD until the MPI library refuses (MPICH: 2048
+#    context ids), an MPI_Alltoall on each; under xchg the program must hold as many as natively
+#    but for at most 2 (the channel of the world's group, and the duplicate of MPI_COMM_SELF
+#    that packing MPI_BOTTOM buffers uses), under auto and with every collective forced to shm.
+#    Open MPI's limit is far higher: there both stop at 5000 and must be equal. Then comm_limit
+#    with "orders" at 4 ranks: 30 splits of the world, each in another rank order (24 distinct
+#    groups, more than the 16 channels a process holds): the communicators past the channels'
+#    limit are served by the MPI library, every element right.
+if [ -x "$TESTS/comm_limit" ]; then
+    name="resources comm_limit p=2 native"
+    if begin_case "$name"; then
+        native "$log" 2 -- "$TESTS/comm_limit" 5000
+        check_launch $? "$log" comm_limit
+        native_held=$(sed -n 's/^comm_limit: held \([0-9]*\) .*/\1/p' "$log")
+        report_launch "$name" "$start" "$log"
+    fi
+    for mode in auto shm; do
+        name="resources comm_limit p=2 $mode"
+        begin_case "$name" || continue
+        forced=()
+        [ "$mode" = auto ] || forced=(XCHG_ALLTOALL=shm XCHG_ALLGATHER=shm XCHG_ALLTOALLV=shm)
+        preloaded "$log" 2 XCHG_WAIT=yield "${forced[@]}" -- "$TESTS/comm_limit" 5000
+        check_launch $? "$log" comm_limit
+        held=$(sed -n 's/^comm_limit: held \([0-9]*\) .*/\1/p' "$log")
+        if [ "$outcome" = pass ] && { [ -z "$held" ] || [ -z "${native_held:-}" ] ||
+            [ "$held" -lt $((native_held - 2)) ]; }; then
+            outcome=fail
+            why="held ${held:-?} communicators under xchg, ${native_held:-?} natively (at most 2 fewer allowed)"
+        fi
+        report_launch "$name" "$start" "$log"
+    done
+    name="resources comm_limit p=4 30 orders (more groups than channels)"
+    if begin_case "$name"; then
+        preloaded "$log" 4 XCHG_WAIT=yield XCHG_VERBOSE=1 -- "$TESTS/comm_limit" 30 orders
+        check_launch $? "$log" comm_limit
+        channels=$(sed -n 's/^xchg: at MPI_Finalize this process holds \([0-9]*\) private.*/\1/p' "$log")
+        if [ "$outcome" = pass ] && ! grep -aq "could not be made: the MPI library serves it" "$log"; then
+            outcome=fail
+            why="no communicator went past the channels' limit (no 'could not be made' line)"
+        fi
+        report_launch "$name" "$start" "$log"
+    fi
+fi

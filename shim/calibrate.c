@@ -1,0 +1,154 @@
+/*
+ * calibrate.c: the machine constants measured at MPI_Init, in a few milliseconds, when neither
+ * a tuning table (XCHG_TUNING) nor the cache (shim/cache.c) gives them.
+ *
+ * The cost models price every algorithm, native included, from beta (start-up) and tau (per
+ * byte) in the linear model T = beta + m tau (Bruck et al. 1997, Section 1.2); their built-in
+ * constants describe a generic shared-memory node, and a cluster's links differ from them by
+ * a hundred times. So world rank 0 runs two short ping-pongs with a rank of its own node, and
+ * two with a rank of another node when the job spans nodes: PINGS round trips of SMALL bytes
+ * and LARGE_PINGS of LARGE bytes each (one of each first, untimed), on MPI_COMM_WORLD, before
+ * the program has posted anything (inside MPI_Init); beta is the small message's one-way time
+ * (half the least round trip: on a loaded machine a round trip waits for a descheduled peer
+ * now and then, milliseconds that are not the link's), tau the large one's excess per byte. Each pair stops early when
+ * it has used BUDGET seconds. rho, the copy rate, is one memcpy of COPY_BYTES. Rank 0 then
+ * broadcasts the constants, so every rank prices with the same numbers. A start-up beyond a
+ * plausible bound (a peer descheduled on an oversubscribed node) is not used. The constants are
+ * measured anew in every run and never cached: a measurement taken under a burst of load
+ * would otherwise stay with every later run (the cache keeps xchg-tune's, which measure long).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+
+#define PINGS 7            /* small round trips per pair (the median of them) */
+#define LARGE_PINGS 3      /* large round trips per pair */
+#define SMALL 8            /* bytes of the small message */
+#define LARGE (16 << 10)   /* bytes of the large message: past MPICH's and Open MPI's eager
+                              thresholds on shared memory, a few packets on a network */
+#define BUDGET 6e-3        /* seconds one pair may take after its first round trips */
+#define COPY_BYTES (1 << 20)
+#define SAME_NODE_MAX 50e-6 /* a start-up above this on one node is a descheduled peer (more
+                               processes than cores), not the memory's: not used */
+#define CROSS_NODE_MAX 20e-3 /* nor one above this across nodes */
+#define TAG 32001          /* on MPI_COMM_WORLD, before the program's first message */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Rank 0's side: the least one-way time of n round trips of bytes with peer (0 if none ran),
+ * after one untimed round trip, which also waits for the peer to reach its side (it may still
+ * be in MPI_Init): the budget counts from there. */
+static double ping(int peer, char *buf, int bytes, int n, double budget)
+{
+    double t[PINGS], deadline = 0.0;
+    int done = 0, stop = 0;
+    for (int i = 0; i <= n && (i == 0 || PMPI_Wtime() < deadline); i++) {
+        double start = PMPI_Wtime();
+        int go = 1;
+        PMPI_Send(&go, 1, MPI_INT, peer, TAG, MPI_COMM_WORLD);
+        PMPI_Send(buf, bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD);
+        PMPI_Recv(buf, bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (i > 0) /* the first round trip warms up */
+            t[done++] = (PMPI_Wtime() - start) / 2;
+        else
+            deadline = PMPI_Wtime() + budget;
+    }
+    PMPI_Send(&stop, 1, MPI_INT, peer, TAG, MPI_COMM_WORLD);
+    if (done == 0)
+        return 0.0;
+    qsort(t, (size_t)done, sizeof t[0], cmp_double);
+    return t[0];
+}
+
+/* The partner's side: echo until rank 0 says stop (one pass per message size). */
+static void echo(char *buf, int bytes)
+{
+    for (;;) {
+        int go = 0;
+        PMPI_Recv(&go, 1, MPI_INT, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (!go)
+            return;
+        PMPI_Recv(buf, bytes, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        PMPI_Send(buf, bytes, MPI_BYTE, 0, TAG, MPI_COMM_WORLD);
+    }
+}
+
+/* beta and tau with peer (rank 0), or both 0 when the budget ran out first. */
+static void measure_pair(int peer, char *buf, double *beta, double *tau)
+{
+    double small = ping(peer, buf, SMALL, PINGS - 1, BUDGET / 2);
+    double large = ping(peer, buf, LARGE, LARGE_PINGS, BUDGET / 2);
+    *beta = small;
+    *tau = large > small && small > 0 ? (large - small) / (LARGE - SMALL) : 0.0;
+}
+
+static double copy_rate(void)
+{
+    char *a = malloc(COPY_BYTES), *b = malloc(COPY_BYTES);
+    double start, rho = 0.0;
+    if (a && b) {
+        memset(a, 1, COPY_BYTES);
+        memcpy(b, a, COPY_BYTES); /* touch both */
+        start = PMPI_Wtime();
+        memcpy(b, a, COPY_BYTES);
+        rho = (PMPI_Wtime() - start) / COPY_BYTES;
+        __asm__ volatile("" : : "r"(b) : "memory");
+    }
+    free(a);
+    free(b);
+    return rho;
+}
+
+int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machine)
+{
+    int rank, same = -1, cross = -1;
+    double values[5] = {0, 0, 0, 0, 0}; /* beta, tau, beta_inter, tau_inter, rho */
+    char *buf = malloc(LARGE);
+
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (int i = 1; i < world_size && world_node; i++) {
+        if (same < 0 && world_node[i] == world_node[0])
+            same = i;
+        if (cross < 0 && world_node[i] != world_node[0])
+            cross = i;
+    }
+    if (buf && world_size > 1) {
+        memset(buf, 0, LARGE);
+        if (rank == 0) {
+            if (same > 0)
+                measure_pair(same, buf, &values[0], &values[1]);
+            if (cross > 0)
+                measure_pair(cross, buf, &values[2], &values[3]);
+            values[4] = copy_rate();
+        } else if (rank == same || rank == cross) {
+            echo(buf, SMALL);
+            echo(buf, LARGE);
+        }
+    }
+    free(buf);
+    if (values[0] > SAME_NODE_MAX)
+        values[0] = values[1] = 0.0;
+    if (values[2] > CROSS_NODE_MAX)
+        values[2] = values[3] = 0.0;
+    PMPI_Bcast(values, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (!(values[0] > 0 || values[2] > 0))
+        return 0; /* one rank, or nothing measured: the built-in constants stay */
+    if (!(values[0] > 0)) { /* no partner on rank 0's node: one level, the inter-node one */
+        values[0] = values[2];
+        values[1] = values[3];
+        values[2] = values[3] = 0.0;
+    }
+    machine->beta = values[0];
+    if (values[1] > 0)
+        machine->tau = values[1];
+    machine->beta_inter = values[2];
+    machine->tau_inter = values[3];
+    if (values[4] > 0)
+        machine->rho = values[4];
+    return 1;
+}

@@ -1,0 +1,304 @@
+/*
+ * channel.c: the private communicators that carry xchg's own messages.
+ *
+ * xchg never sends point-to-point messages on a user's communicator, where a wildcard receive of
+ * the program could match them. It sends on a channel: a duplicate of a user's communicator,
+ * shared by every context whose communicator has the same group (MPI_Group_compare answers
+ * MPI_IDENT), each context with a tag slot of its own on it (xchg_ctx_t.tag). So a program that
+ * keeps 2000 duplicates of MPI_COMM_WORLD costs the MPI library one context id for xchg, not
+ * 2000 (MPICH has 2048 of them in all, and they belong to the program).
+ *
+ * Attaching a context (collective over the user's communicator, at its first intercepted call):
+ *   1. every rank proposes the channel it holds for the group (the lowest id among those with a
+ *      free slot, 0 when none), and says whether it may make another (CHANNELS_MAX); one
+ *      allreduce of the user's communicator gives the least and the largest proposal;
+ *   2. all ranks proposed the same channel: they agree on a slot free on every rank (an
+ *      allreduce of the bitmaps of slots in use, from an agreed random start so that
+ *      concurrent attachments from several threads seldom pick the same one), each takes it,
+ *      and a second allreduce tells whether every rank could (another thread may have taken it
+ *      in between); a few tries, then
+ *   3. otherwise a new channel: PMPI_Comm_dup of the user's communicator (with MPI_ERRORS_RETURN
+ *      for the time of the call, so that an exhausted MPI library reports rather than aborts),
+ *      its id the largest of random proposals, slot 0;
+ *   4. no channel (a rank at CHANNELS_MAX, or the duplicate failed anywhere: agreed): the
+ *      context passes every call to the MPI library, which serves it as without xchg.
+ * Every outcome is agreed, so every rank of the communicator ends on the same channel and slot,
+ * or on pass-through. A channel goes when its last context goes (the user's MPI_Comm_free, which
+ * every rank of the communicator makes, or MPI_Finalize).
+ *
+ * Tags: slot s uses tags 2 s (the rounds' messages) and 2 s + 1; with CHANNEL_SLOTS 16384 they
+ * stay below 32767, the least MPI_TAG_UB that the MPI standard allows. Messages of two contexts
+ * on one channel never match each other's receives, whatever order the ranks call them in.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#define CHANNEL_SLOTS 16384 /* tags below 32767 (above) */
+#define CHANNELS_MAX 16     /* channels a process holds: each costs the program a context id */
+#define SLOT_TRIES 6        /* agreements on a slot before a new channel is made instead */
+#define SLOT_WORDS (CHANNEL_SLOTS / 64)
+
+typedef struct xchg_channel {
+    MPI_Comm comm;
+    MPI_Group group;
+    uint64_t id;  /* agreed by its ranks; never 0 */
+    int refs;     /* contexts on it, and attachments in progress that proposed it */
+    int nused;    /* slots taken on this rank */
+    uint64_t used[SLOT_WORDS];
+    xchg_learning_t *learning; /* its contexts' learning domain (shim/learn.c), or NULL */
+    struct xchg_channel *next;
+} xchg_channel_t;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static xchg_channel_t *channels;
+static int nchannels;
+
+/* A random 64-bit number that differs between processes and calls. */
+static uint64_t random64(void)
+{
+    static uint64_t state;
+    struct timespec now;
+    uint64_t x;
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    x = __atomic_add_fetch(&state, 0x9E3779B97F4A7C15ull, __ATOMIC_RELAXED) ^
+        ((uint64_t)now.tv_nsec << 20) ^ (uint64_t)now.tv_sec ^ ((uint64_t)getpid() << 40) ^
+        (uint64_t)(uintptr_t)&now;
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    return x;
+}
+
+/* The channel for group that this rank proposes (a reference taken), or NULL. */
+static xchg_channel_t *propose(MPI_Group group)
+{
+    xchg_channel_t *best = NULL;
+    pthread_mutex_lock(&lock);
+    for (xchg_channel_t *c = channels; c; c = c->next) {
+        int same = MPI_UNEQUAL;
+        if (c->nused >= CHANNEL_SLOTS || (best && best->id < c->id))
+            continue;
+        if (PMPI_Group_compare(group, c->group, &same) == MPI_SUCCESS && same == MPI_IDENT)
+            best = c;
+    }
+    if (best)
+        best->refs++;
+    pthread_mutex_unlock(&lock);
+    return best;
+}
+
+/* Drop a reference; the channel goes with the last one. */
+static void release(xchg_channel_t *c)
+{
+    int last;
+    pthread_mutex_lock(&lock);
+    last = --c->refs == 0;
+    if (last) {
+        xchg_channel_t **at = &channels;
+        while (*at != c)
+            at = &(*at)->next;
+        *at = c->next;
+        nchannels--;
+    }
+    pthread_mutex_unlock(&lock);
+    if (last) {
+        PMPI_Comm_free(&c->comm);
+        PMPI_Group_free(&c->group);
+        free(c->learning);
+        free(c);
+    }
+}
+
+/* Take slot s on this rank when it is free; 1 on success. */
+static int take_slot(xchg_channel_t *c, int s)
+{
+    int ok;
+    pthread_mutex_lock(&lock);
+    ok = !(c->used[s / 64] >> (s % 64) & 1);
+    if (ok) {
+        c->used[s / 64] |= 1ull << (s % 64);
+        c->nused++;
+    }
+    pthread_mutex_unlock(&lock);
+    return ok;
+}
+
+static void free_slot(xchg_channel_t *c, int s)
+{
+    pthread_mutex_lock(&lock);
+    c->used[s / 64] &= ~(1ull << (s % 64));
+    c->nused--;
+    pthread_mutex_unlock(&lock);
+}
+
+/* Step 2 of the header: a slot free on every rank, taken everywhere; -1 when none could be. */
+static int agree_slot(xchg_channel_t *c, MPI_Comm comm)
+{
+    uint64_t bits[SLOT_WORDS + 1], all[SLOT_WORDS + 1];
+
+    for (int try = 0; try < SLOT_TRIES; try++) {
+        int slot = -1, mine, every;
+        pthread_mutex_lock(&lock);
+        memcpy(bits, c->used, sizeof c->used);
+        pthread_mutex_unlock(&lock);
+        bits[SLOT_WORDS] = random64() % CHANNEL_SLOTS; /* the start, agreed by BOR: any bits */
+        if (PMPI_Allreduce(bits, all, SLOT_WORDS + 1, MPI_UINT64_T, MPI_BOR, comm) != MPI_SUCCESS)
+            return -1;
+        for (int i = 0; i < CHANNEL_SLOTS && slot < 0; i++) {
+            int s = (int)((all[SLOT_WORDS] + (uint64_t)i) % CHANNEL_SLOTS);
+            if (!(all[s / 64] >> (s % 64) & 1))
+                slot = s;
+        }
+        if (slot < 0)
+            return -1; /* full on some rank: the same answer everywhere */
+        mine = take_slot(c, slot);
+        if (PMPI_Allreduce(&mine, &every, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+            every = 0;
+        if (every)
+            return slot;
+        if (mine)
+            free_slot(c, slot);
+    }
+    return -1;
+}
+
+/* Step 3 of the header: a new channel, duplicated from comm, holding slot 0; NULL (on every
+ * rank) when it cannot be made. */
+static xchg_channel_t *create(MPI_Comm comm, MPI_Group group)
+{
+    xchg_channel_t *c = calloc(1, sizeof *c);
+    MPI_Errhandler user;
+    MPI_Comm dup = MPI_COMM_NULL;
+    uint64_t id = random64() | 1, agreed = 0;
+    int made, all = 0;
+
+    PMPI_Comm_get_errhandler(comm, &user);
+    PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    made = PMPI_Comm_dup(comm, &dup) == MPI_SUCCESS;
+    PMPI_Comm_set_errhandler(comm, user);
+    PMPI_Errhandler_free(&user);
+    made = made && c != NULL;
+    if (PMPI_Allreduce(&made, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+        all = 0;
+    if (all && PMPI_Allreduce(&id, &agreed, 1, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+        all = 0;
+    if (!all) {
+        if (dup != MPI_COMM_NULL)
+            PMPI_Comm_free(&dup);
+        free(c);
+        return NULL;
+    }
+    PMPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    c->comm = dup;
+    PMPI_Group_union(group, group, &c->group); /* a group of our own */
+    c->id = agreed;
+    c->refs = 1;
+    c->nused = 1;
+    c->used[0] = 1;
+    pthread_mutex_lock(&lock);
+    c->next = channels;
+    channels = c;
+    nchannels++;
+    pthread_mutex_unlock(&lock);
+    return c;
+}
+
+/* XCHG_VERBOSE: a new channel, or none (the communicator is then the MPI library's alone). */
+static void announce(int size, int made, const uint64_t *agreed)
+{
+    fprintf(stderr, "xchg: a private channel for a communicator of %d ranks%s (%s)\n", size,
+            made ? "" : " could not be made: the MPI library serves it",
+            agreed[2]                 ? "a rank holds the most channels a process may"
+            : agreed[0] == 0          ? "none yet for its group"
+            : agreed[0] != ~agreed[1] ? "its ranks hold different ones"
+                                      : "no tag slot free on every rank");
+    fflush(stderr);
+}
+
+int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm)
+{
+    xchg_channel_t *mine = NULL, *got = NULL;
+    MPI_Group group;
+    uint64_t prop[3], agreed[3];
+    int rc, slot = -1;
+
+    rc = PMPI_Comm_group(comm, &group);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* step 1: the proposals' least (as ~max of ~id) and largest, and whether any rank is full */
+    mine = propose(group);
+    pthread_mutex_lock(&lock);
+    prop[2] = nchannels >= CHANNELS_MAX;
+    pthread_mutex_unlock(&lock);
+    prop[0] = mine ? mine->id : 0;
+    prop[1] = ~prop[0];
+    rc = PMPI_Allreduce(prop, agreed, 3, MPI_UINT64_T, MPI_MAX, comm);
+    if (rc == MPI_SUCCESS && agreed[0] != 0 && agreed[0] == ~agreed[1]) {
+        slot = agree_slot(mine, comm);
+        if (slot >= 0)
+            got = mine;
+    }
+    if (mine && !got)
+        release(mine);
+    if (rc == MPI_SUCCESS && !got) {
+        if (!agreed[2]) {
+            got = create(comm, group);
+            slot = 0;
+        }
+        if (xchg_config.verbose && ctx->rank == 0)
+            announce(ctx->size, got != NULL, agreed);
+    }
+    PMPI_Group_free(&group);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!got) {
+        ctx->passthrough = 1; /* agreed: every rank passes this communicator's calls on */
+        return MPI_SUCCESS;
+    }
+    ctx->channel = got;
+    ctx->comm = got->comm;
+    ctx->slot = slot;
+    ctx->tag = 2 * slot;
+    return MPI_SUCCESS;
+}
+
+void xchg_channel_detach(xchg_ctx_t *ctx)
+{
+    xchg_channel_t *c = ctx->channel;
+    if (!c)
+        return;
+    free_slot(c, ctx->slot);
+    ctx->channel = NULL;
+    ctx->comm = MPI_COMM_NULL;
+    release(c);
+}
+
+int xchg_channel_count(void)
+{
+    int n;
+    pthread_mutex_lock(&lock);
+    n = nchannels;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+xchg_learning_t *xchg_channel_learning(xchg_ctx_t *ctx)
+{
+    xchg_channel_t *c = ctx->channel;
+    xchg_learning_t *dom;
+    if (!c)
+        return NULL;
+    pthread_mutex_lock(&lock);
+    if (!c->learning)
+        c->learning = xchg_learning_new();
+    dom = c->learning;
+    pthread_mutex_unlock(&lock);
+    return dom;
+}

@@ -1,0 +1,310 @@
+/*
+ * learn_policy.c: learning's decisions (learn_policy.h), pure. The state of a shape moves
+ * between two phases:
+ *
+ *   PROBING  a round of probes: the models' choice first (it is what the call would run anyway),
+ *            native next (the reference every xchg candidate must beat), then the others in the
+ *            order of their scaled prediction. A probe is probe_warmup untimed calls and a few
+ *            timed ones; after its last call the ranks agree on its time (xchg_lp_probe_done).
+ *            A candidate is skipped when its scaled prediction is hopeless against the best
+ *            measured time, or when its expected cost would overrun the exploration allowance.
+ *            When none is left: settle.
+ *   SETTLED  every call runs the winner; one in watch_every is timed, and after
+ *            XCHG_LP_SAMPLES of them the ranks agree (xchg_lp_watch_done): a drift starts a new
+ *            round; after countdown calls a new round starts anyway, each further one
+ *            relearn_growth times later.
+ *
+ * Scaled prediction: the models know the machine by constants that may be far off (a cluster's
+ * start-up is a hundred times the built-in one), but they rank the xchg algorithms among
+ * themselves far better than they price them. So a candidate's expected time is its prediction
+ * times the geometric mean of measured / predicted over the xchg candidates probed so far (over
+ * native alone while none is: the constants are the same for every model). Native is priced by
+ * a model of what the MPI library does, which can be off by more (MPICH's alltoallv
+ * of tens of megabytes ran 5 times slower than the model's price on 2 ranks): native is probed
+ * in every round whatever its prediction, and only once when it is expected to cost more than
+ * twice the best.
+ *
+ * The allowance: over the first budget_calls calls of a shape, probes may cost at most
+ * budget_share of that many calls of the reference, the better of native and the models'
+ * choice as measured (what a user would get without learning, or with the models alone). A
+ * probe's cost is its calls times its excess over the reference.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "learn_policy.h"
+
+const xchg_lp_constants_t xchg_lp_constants = {
+    .margin = 0.95,        /* a win below 5 % is within the timing noise of a few calls */
+    .budget_share = 0.10,  /* auto may cost at most 10 % more than the better of native and */
+    .budget_calls = 40,    /* the models' choice over the first 40 calls of a shape */
+    .cheap_s = 30e-6,      /* below this, calls scatter by their own size: 3 samples */
+    .dear_s = 1e-3,        /* from a millisecond up, one call is a sample worth its cost */
+    .hopeless = 2.0,       /* the models' error between xchg algorithms is tens of percent */
+    .far = 4.0,            /* a candidate 4 times slower will not become the fastest */
+    .relearn_first = 128,  /* a choice taken under a burst of load lasts at most this long */
+    .relearn_growth = 8,   /* and a right one costs less and less */
+    .relearn_max = 1u << 21,
+    .relearn_known = 1024, /* a stored verdict was measured before: trust it longer */
+    .watch_first = 17,     /* odd: the timed calls do not lock onto a cycle of the program */
+    .watch_max = 257,
+    .drift = 1.25,         /* beyond the scatter of calls of one algorithm over minutes */
+};
+
+#define C xchg_lp_constants
+
+/* The best measured time (s) among the probed candidates, or 0 when none is. */
+static double best_measured(const xchg_lp_t *lp)
+{
+    double best = 0.0;
+    for (int c = 0; c < lp->ncand; c++)
+        if (lp->cand[c].measured > 0 && (best == 0 || lp->cand[c].measured < best))
+            best = lp->cand[c].measured;
+    return best;
+}
+
+/* The reference of the allowance: the better of native and the models' choice, as measured
+ * (whichever is measured when only one is); 0 before either. */
+static double reference(const xchg_lp_t *lp, int first)
+{
+    double n = lp->cand[0].measured, f = lp->cand[first].measured;
+    if (n > 0 && f > 0)
+        return n < f ? n : f;
+    return n > 0 ? n : f;
+}
+
+/* The expected time of candidate c: measured, else its prediction times the geometric mean of
+ * measured / predicted over the probed xchg candidates, or over native alone while no xchg
+ * candidate was probed (file header); 0 when unknown. */
+static double expected(const xchg_lp_t *lp, int c)
+{
+    double log_sum = 0.0;
+    int n = 0;
+    if (lp->cand[c].measured > 0)
+        return lp->cand[c].measured;
+    if (!(lp->cand[c].predicted > 0))
+        return 0.0;
+    for (int i = 1; i < lp->ncand; i++)
+        if (lp->cand[i].measured > 0 && lp->cand[i].predicted > 0) {
+            log_sum += log(lp->cand[i].measured / lp->cand[i].predicted);
+            n++;
+        }
+    if (n == 0 && lp->cand[0].measured > 0 && lp->cand[0].predicted > 0) {
+        log_sum = log(lp->cand[0].measured / lp->cand[0].predicted);
+        n = 1;
+    }
+    return n > 0 ? lp->cand[c].predicted * exp(log_sum / n) : lp->cand[c].predicted;
+}
+
+/* Timed calls for a call expected to take `seconds` (0: unknown). */
+static int samples_for(double seconds)
+{
+    if (!(seconds > 0))
+        return 2;
+    return seconds < C.cheap_s ? 3 : seconds < C.dear_s ? 2 : 1;
+}
+
+static void begin_probe(xchg_lp_t *lp, int c, double expect)
+{
+    lp->current = c;
+    lp->probe_made = 0;
+    /* a dear call needs no warm-up to be worth timing, except the shape's very first call,
+     * which pays for what the program's buffers and the library set up once */
+    lp->probe_warmup = expect > 0 && expect >= C.dear_s && lp->round_calls > 0 ? 0 : 1;
+    lp->probe_calls = lp->probe_warmup + samples_for(expect);
+}
+
+int xchg_lp_probe_samples(const xchg_lp_t *lp)
+{
+    return lp->probe_calls - lp->probe_warmup;
+}
+
+/* A round's first probe: the winner when relearning, else the models' choice. */
+static void begin_round(xchg_lp_t *lp, int first)
+{
+    lp->phase = XCHG_LP_PROBING;
+    lp->round_calls = 0;
+    lp->spent = 0.0;
+    for (int c = 0; c < lp->ncand; c++)
+        lp->cand[c].skipped = 0;
+    lp->winner = first;
+    begin_probe(lp, first, expected(lp, first));
+}
+
+void xchg_lp_start(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first)
+{
+    memset(lp, 0, sizeof *lp);
+    lp->ncand = ncand < XCHG_LP_MAX ? ncand : XCHG_LP_MAX;
+    memcpy(lp->cand, cand, (size_t)lp->ncand * sizeof *cand);
+    for (int c = 0; c < lp->ncand; c++)
+        lp->cand[c].measured = 0.0;
+    if (first < 0 || first >= lp->ncand)
+        first = 0;
+    begin_round(lp, first);
+    if (lp->ncand == 1) { /* native alone: nothing to learn */
+        lp->phase = XCHG_LP_SETTLED;
+        lp->winner = 0;
+        lp->countdown = lp->relearn = C.relearn_max;
+    }
+}
+
+void xchg_lp_start_known(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int winner)
+{
+    xchg_lp_start(lp, cand, ncand, winner);
+    lp->phase = XCHG_LP_SETTLED;
+    lp->winner = winner >= 0 && winner < lp->ncand ? winner : 0;
+    lp->known = 1;
+    lp->relearn = 0;
+    lp->countdown = C.relearn_known;
+    lp->watch_every = 0;
+}
+
+/* Settle on the fastest probed candidate (an xchg one only below margin times native). */
+static void settle(xchg_lp_t *lp)
+{
+    int best = -1;
+    for (int c = 1; c < lp->ncand; c++)
+        if (lp->cand[c].measured > 0 && (best < 0 || lp->cand[c].measured < lp->cand[best].measured))
+            best = c;
+    lp->winner = best > 0 && (lp->cand[0].measured == 0 ||
+                              lp->cand[best].measured < C.margin * lp->cand[0].measured)
+                     ? best
+                     : 0;
+    lp->winner_s = lp->cand[lp->winner].measured;
+    lp->rival_s = lp->winner == 0 ? (best > 0 ? lp->cand[best].measured : 0.0)
+                                  : lp->cand[0].measured;
+    lp->phase = XCHG_LP_SETTLED;
+    lp->known = 0;
+    lp->relearn = lp->relearn == 0                              ? C.relearn_first
+                  : lp->relearn >= C.relearn_max / C.relearn_growth ? C.relearn_max
+                                                                  : lp->relearn * C.relearn_growth;
+    lp->countdown = lp->relearn;
+    lp->watch_every = lp->rival_s > 0 ? (lp->watch_every ? lp->watch_every : C.watch_first) : 0;
+    lp->watch_in = lp->watch_every;
+}
+
+/* The next probe of the round, or -1: native first when not yet measured, then the others by
+ * expected time, each unless hopeless or over the allowance. */
+static int next_probe(xchg_lp_t *lp, int first, double *expect)
+{
+    double best = best_measured(lp), ref = reference(lp, first);
+    double allowance = C.budget_share * C.budget_calls * ref - lp->spent;
+    int pick = -1;
+
+    if (lp->cand[0].measured == 0 && !lp->cand[0].skipped) {
+        *expect = expected(lp, 0);
+        return 0;
+    }
+    for (int c = 1; c < lp->ncand; c++) {
+        double e = expected(lp, c);
+        int calls;
+        if (lp->cand[c].measured > 0 || lp->cand[c].skipped)
+            continue;
+        calls = (e > 0 && e >= C.dear_s ? 0 : 1) + samples_for(e);
+        if ((e > 0 && best > 0 && e >= C.hopeless * best) ||
+            (e > ref && calls * (e - ref) > allowance)) {
+            lp->cand[c].skipped = 1;
+            continue;
+        }
+        if (pick < 0 || e < *expect) {
+            pick = c;
+            *expect = e;
+        }
+    }
+    return pick;
+}
+
+/* Native is probed in every round (file header), with as many calls as the allowance pays for
+ * at its expected excess over the reference, and one timed call, no warm-up, when it is
+ * expected to cost more than twice the best or the allowance pays for no more. */
+static void fit_native(xchg_lp_t *lp, double expect, double ref)
+{
+    double allowance = C.budget_share * C.budget_calls * ref - lp->spent;
+    int calls = lp->probe_calls;
+    if (expect > ref && ref > 0)
+        calls = allowance > 0 ? (int)(allowance / (expect - ref)) : 1;
+    if (calls < lp->probe_calls)
+        lp->probe_calls = calls < 1 ? 1 : calls;
+    if (lp->probe_calls < 2 || (expect > 0 && expect > 2 * best_measured(lp))) {
+        lp->probe_warmup = 0;
+        lp->probe_calls = 1;
+    }
+}
+
+void xchg_lp_probe_done(xchg_lp_t *lp, double seconds)
+{
+    int first = lp->winner; /* during a round: its first probe */
+    double ref, expect = 0.0;
+    int next;
+
+    if (lp->phase != XCHG_LP_PROBING)
+        return;
+    lp->cand[lp->current].measured = seconds > 0 ? seconds : 1e-9;
+    ref = reference(lp, first);
+    if (lp->current != first && seconds > ref)
+        lp->spent += lp->probe_calls * (seconds - ref);
+    next = next_probe(lp, first, &expect);
+    if (next < 0) {
+        settle(lp);
+        return;
+    }
+    begin_probe(lp, next, expect);
+    if (next == 0)
+        fit_native(lp, expect, ref);
+}
+
+/* A new round of probes; candidates far slower than the winner keep their times. */
+static void relearn(xchg_lp_t *lp)
+{
+    int winner = lp->winner;
+    for (int c = 0; c < lp->ncand; c++) {
+        double m = lp->cand[c].measured;
+        int far = c != winner && c != 0 && m > 0 && lp->winner_s > 0 && m > C.far * lp->winner_s;
+        if (!far)
+            lp->cand[c].measured = 0.0;
+    }
+    begin_round(lp, winner);
+}
+
+xchg_lp_step_t xchg_lp_call(xchg_lp_t *lp)
+{
+    xchg_lp_step_t step = {lp->winner, 0, 0, -1};
+
+    if (lp->phase == XCHG_LP_SETTLED) {
+        if (--lp->countdown == 0)
+            relearn(lp);
+        else if (lp->watch_every > 0 && --lp->watch_in == 0) {
+            lp->watch_in = lp->watch_every;
+            step.timed = 1;
+            step.sample = lp->probe_made++ % XCHG_LP_SAMPLES;
+            step.agree = step.sample == XCHG_LP_SAMPLES - 1;
+            return step;
+        } else {
+            return step;
+        }
+    }
+    step.cand = lp->current;
+    step.timed = lp->probe_made >= lp->probe_warmup;
+    step.sample = step.timed ? lp->probe_made - lp->probe_warmup : -1;
+    lp->probe_made++;
+    lp->round_calls++;
+    step.agree = lp->probe_made == lp->probe_calls;
+    return step;
+}
+
+int xchg_lp_watch_done(xchg_lp_t *lp, double seconds)
+{
+    int drift = lp->phase == XCHG_LP_SETTLED && lp->rival_s > 0 &&
+                seconds > C.drift * lp->winner_s && seconds > lp->rival_s;
+    lp->probe_made = 0;
+    if (!drift) {
+        unsigned next = 2 * lp->watch_every - 1;
+        lp->watch_every = next > C.watch_max ? C.watch_max : next;
+        lp->watch_in = lp->watch_every;
+        return 0;
+    }
+    lp->relearn = 0; /* the next round is followed soon by another */
+    lp->watch_every = C.watch_first;
+    relearn(lp);
+    return 1;
+}

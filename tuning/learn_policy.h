@@ -1,0 +1,102 @@
+/*
+ * learn_policy.h: learning's decisions as pure functions (no MPI): which candidate a call shape
+ * runs next, for how many calls, when the ranks must agree on times, which candidate wins, when
+ * a settled shape is timed again or learned again. shim/learn.c drives it with agreed times
+ * (every input below is equal on all ranks, so every rank takes the same path); the unit test
+ * tests/unit/test_learn_policy.c drives it with recorded ones.
+ *
+ * The model proposes, measurements correct. A shape starts with the candidates the cost models
+ * rank (native always among them) and runs the models' choice first (their best priced one when
+ * they see no clear win). It then probes the others
+ * in the order of their predicted time, scaled by what the probes so far measured against what
+ * was predicted, while a candidate can still win and the exploration allowance (a share of the
+ * best time so far over the first XCHG_LP_BUDGET_CALLS calls) covers its expected cost. A probe
+ * is a warm-up call and a few timed calls, fewer the dearer the call. Then the shape settles
+ * on the fastest (an xchg candidate must beat native by XCHG_LP_MARGIN), is watched on one call
+ * in many, and is learned again after growing intervals or when the watch sees it drift.
+ */
+#ifndef XCHG_LEARN_POLICY_H
+#define XCHG_LEARN_POLICY_H
+
+#include "../algos/sched/types.h"
+
+#define XCHG_LP_MAX 4      /* candidates of a shape: native (cand[0]) and up to three others */
+#define XCHG_LP_SAMPLES 4  /* timed calls of a probe (3 at most) or of a watch check (4) */
+
+/* The constants that steer learning, each with its reason (one place: learn_policy.c). */
+typedef struct xchg_lp_constants {
+    double margin;         /* an xchg candidate wins only below this times native's time */
+    double budget_share;   /* exploration may cost this share of the best time ... */
+    int budget_calls;      /* ... over this many calls */
+    double cheap_s;        /* calls below this take XCHG_LP_SAMPLES timed calls a probe, */
+    double dear_s;         /* below this 2, from this up 1 */
+    double hopeless;       /* a candidate whose scaled prediction is this many times the best
+                              measured time is not probed */
+    double far;            /* one measured this many times slower than the winner is not probed
+                              again when the shape is learned again */
+    unsigned relearn_first; /* calls of a settled shape before it is learned again, */
+    unsigned relearn_growth; /* times this after every further probe round, */
+    unsigned relearn_max;   /* up to this */
+    unsigned relearn_known; /* a shape settled from a stored verdict: calls before it is probed */
+    unsigned watch_first;   /* a settled winner is timed on one call in this many, */
+    unsigned watch_max;     /* about doubled after every check that found it as fast, up to this */
+    double drift;           /* learned again when the watch finds it this many times slower
+                              than it was measured, and slower than the rival was */
+} xchg_lp_constants_t;
+
+extern const xchg_lp_constants_t xchg_lp_constants;
+
+enum { XCHG_LP_PROBING, XCHG_LP_SETTLED };
+
+typedef struct xchg_lp_cand {
+    int algo;
+    xchg_params_t params;
+    double predicted; /* the models' time (s); 0 when unknown */
+    double measured;  /* agreed time of its last probe (s); 0: never probed */
+    int skipped;      /* not probed in this round (hopeless, far, or over the allowance) */
+} xchg_lp_cand_t;
+
+/* What a call of the shape does (xchg_lp_call). */
+typedef struct xchg_lp_step {
+    int cand;  /* the candidate to run */
+    int timed; /* 1: time this call (a probe's timed call, or a watched call) */
+    int agree; /* 1: after this call the ranks agree on the times (xchg_lp_probe_done or
+                  xchg_lp_watch_done follows) */
+    int sample; /* a probe's timed call: its index among the probe's timed calls */
+} xchg_lp_step_t;
+
+typedef struct xchg_lp {
+    int phase;
+    int ncand;
+    xchg_lp_cand_t cand[XCHG_LP_MAX]; /* cand[0] is native */
+    int current;      /* probing: the candidate of the current probe */
+    int probe_calls;  /* its calls: warm-up (when probe_warmup) and timed */
+    int probe_warmup;
+    int probe_made;   /* calls of it made so far */
+    double spent;     /* exploration cost so far: sum over probe calls of (time - best) */
+    int round_calls;  /* calls since the probe round began */
+    int winner;
+    double winner_s, rival_s; /* the winner's and the best other side's measured times */
+    unsigned relearn;   /* calls between settling and the next probe round */
+    unsigned countdown; /* calls left before it */
+    unsigned watch_every, watch_in; /* 0: not watched */
+    int known;          /* settled from a stored verdict, not by probes */
+} xchg_lp_t;
+
+/* Start learning a shape: ncand candidates (cand[0] native), first the models' choice. */
+void xchg_lp_start(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first);
+/* Start a shape settled on cand `winner` from a stored verdict (a cached table rule): it runs
+ * unwatched and is probed after relearn_known calls. */
+void xchg_lp_start_known(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int winner);
+/* The next call of the shape. */
+xchg_lp_step_t xchg_lp_call(xchg_lp_t *lp);
+/* A probe's last call ran: seconds is the agreed time of its timed calls (the ranks' medians,
+ * agreed). Settles when no candidate is left worth probing. */
+void xchg_lp_probe_done(xchg_lp_t *lp, double seconds);
+/* The watch's agreed time of the winner: 1 when it drifted (the shape is probed again from its
+ * next call), else 0. */
+int xchg_lp_watch_done(xchg_lp_t *lp, double seconds);
+/* How many timed calls a probe of the current candidate has (for the caller's sample array). */
+int xchg_lp_probe_samples(const xchg_lp_t *lp);
+
+#endif
