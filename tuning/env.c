@@ -201,6 +201,35 @@ int xchg_env_tuning(const char *text, char *path, size_t pathlen, char *err, siz
     return 0;
 }
 
+int xchg_env_cache(const char *text, int *where, char *dir, size_t dirlen, char *err, size_t errlen)
+{
+    *where = XCHG_CACHE_DEFAULT;
+    dir[0] = '\0';
+    if (is_unset(text) || strcmp(text, "1") == 0)
+        return 0;
+    if (strcmp(text, "0") == 0) {
+        *where = XCHG_CACHE_OFF;
+        return 0;
+    }
+    if (text[0] != '/') {
+        snprintf(err, errlen,
+                 "XCHG_CACHE=%.*s%s: not an absolute directory (or 0 or 1); using the default "
+                 "cache directory",
+                 XCHG_QUOTE(text));
+        return -1;
+    }
+    if (strlen(text) >= dirlen) {
+        snprintf(err, errlen,
+                 "XCHG_CACHE=%.*s%s: the path is longer than %zu characters; using the default "
+                 "cache directory",
+                 XCHG_QUOTE(text), dirlen - 1);
+        return -1;
+    }
+    memcpy(dir, text, strlen(text) + 1);
+    *where = XCHG_CACHE_DIR;
+    return 0;
+}
+
 const char *xchg_env_coll_var(int coll)
 {
     return coll >= 0 && coll < XCHG_NCOLLS ? coll_vars[coll] : "?";

@@ -68,6 +68,14 @@ const char *xchg_env_coll_var(int coll);
 int xchg_env_spec(int coll, const char *text, int *algo, xchg_params_t *params, char *why,
                   size_t whylen);
 
+/* XCHG_CACHE: where the per-user cache of tuning tables is (shim/cache.c). "0": no cache
+ * (XCHG_CACHE_OFF); unset, empty or "1": the default directory (XCHG_CACHE_DEFAULT); an
+ * absolute path that fits dirlen: that directory (XCHG_CACHE_DIR, copied into dir). Anything
+ * else is reported: the default directory. */
+enum { XCHG_CACHE_DEFAULT = 0, XCHG_CACHE_OFF = 1, XCHG_CACHE_DIR = 2 };
+int xchg_env_cache(const char *text, int *where, char *dir, size_t dirlen, char *err,
+                   size_t errlen);
+
 /* XCHG_ALLTOALL, XCHG_ALLGATHER or XCHG_ALLTOALLV (by coll): xchg_env_spec; unset is auto. */
 int xchg_env_collective(int coll, const char *text, int *algo, xchg_params_t *params, char *err,
                         size_t errlen);

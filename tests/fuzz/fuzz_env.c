@@ -1,9 +1,9 @@
 /*
  * fuzz_env.c: the small XCHG_* parsers of tuning/env.c, one per input: the input's first byte
- * picks the parser (its value mod 5: the boolean knobs, XCHG_WAIT, XCHG_LEARN, XCHG_TUNING,
- * Open MPI's mpi_yield_when_idle) and a size (its value / 5: which knob, the length of the
- * path buffer, 1 to 64 bytes, on the heap so that AddressSanitizer sees a write past it); the
- * rest is the value.
+ * picks the parser (its value mod 6: the boolean knobs, XCHG_WAIT, XCHG_LEARN, XCHG_TUNING,
+ * Open MPI's mpi_yield_when_idle, XCHG_CACHE) and a size (its value / 6: which knob, the
+ * length of the path buffer, 1 to 64 bytes, on the heap so that AddressSanitizer sees a write
+ * past it); the rest is the value.
  *
  * Checks, besides "no crash, no sanitizer finding", against the variables' grammars:
  *  - a knob is 1 for "1", 0 for unset, empty or "0", and anything else is 0 with the message
@@ -12,7 +12,9 @@
  *  - XCHG_LEARN: on for unset, empty and "1", off for "0"; any other value is a path, copied
  *    whole when it fits the buffer, else learning without a file and a message saying so;
  *  - XCHG_TUNING: the path copied whole when it fits, else none and a message quoting it;
- *  - mpi_yield_when_idle yields for "1", "true" and "yes" only.
+ *  - mpi_yield_when_idle yields for "1", "true" and "yes" only;
+ *  - XCHG_CACHE: off for "0", the default directory for unset, empty and "1", an absolute path
+ *    copied whole when it fits, else the default directory and a message quoting the value.
  */
 #include <stdio.h>
 #include <string.h>
@@ -90,10 +92,34 @@ static void check_tuning(const char *text, size_t pathlen)
     free(path);
 }
 
+static void check_cache(const char *text, size_t dirlen)
+{
+    char err[512] = "", *dir = malloc(dirlen);
+    int where = 7, rc;
+    int off = strcmp(text, "0") == 0, deflt = !*text || strcmp(text, "1") == 0;
+    int good = off || deflt || (text[0] == '/' && strlen(text) < dirlen);
+    if (!dir)
+        abort();
+    memset(dir, 'x', dirlen);
+    rc = xchg_env_cache(text, &where, dir, dirlen, err, sizeof err);
+    FUZZ_CHECK(rc == (good ? 0 : -1) &&
+                   where == (off     ? XCHG_CACHE_OFF
+                             : deflt ? XCHG_CACHE_DEFAULT
+                             : good  ? XCHG_CACHE_DIR
+                                     : XCHG_CACHE_DEFAULT) &&
+                   strcmp(dir, where == XCHG_CACHE_DIR ? text : "") == 0,
+               "XCHG_CACHE='%s' (buffer %zu): rc %d, where %d, dir '%s'", text, dirlen, rc, where,
+               dir);
+    FUZZ_CHECK(good || (fuzz_names_value(err, "XCHG_CACHE", text) &&
+                        fuzz_ends_with(err, "; using the default cache directory")),
+               "XCHG_CACHE='%s': message '%s'", text, err);
+    free(dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    int parser = size ? data[0] % 5 : 0;
-    size_t pick = size ? data[0] / 5 : 0;
+    int parser = size ? data[0] % 6 : 0;
+    size_t pick = size ? data[0] / 6 : 0;
     char *text = fuzz_text(size ? data + 1 : data, size ? size - 1 : 0);
 
     switch (parser) {
@@ -109,15 +135,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 3:
         check_tuning(text, pick % 64 + 1);
         break;
-    default:
+    case 4:
         FUZZ_CHECK(
             xchg_env_mpi_yields(text) ==
                 (strcmp(text, "1") == 0 || strcmp(text, "true") == 0 || strcmp(text, "yes") == 0),
             "mpi_yield_when_idle='%s'", text);
+        break;
+    default:
+        check_cache(text, pick % 64 + 1);
     }
     /* unset: the defaults, no message */
     if (parser == 0) {
-        int on = 7, wait = 7, learn = 7;
+        int on = 7, wait = 7, learn = 7, where = 7;
         char path[8], err[8] = "";
         FUZZ_CHECK(xchg_env_flag(knobs[pick % NKNOBS], NULL, &on, err, sizeof err) == 0 &&
                        on == 0 && xchg_env_wait(NULL, &wait, err, sizeof err) == 0 &&

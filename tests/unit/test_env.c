@@ -238,6 +238,35 @@ static void test_tuning(void)
            "built-in cost models");
 }
 
+static void cache(const char *text, int want, const char *dir, const char *message)
+{
+    char err[512] = "untouched", got[16] = "untouched";
+    int where = 7;
+    int rc = xchg_env_cache(text, &where, got, sizeof got, err, sizeof err);
+    CHECK(where == want && strcmp(got, dir) == 0, "XCHG_CACHE='%s': %d '%s' (expected %d '%s')",
+          text ? text : "(unset)", where, got, want, dir);
+    check_message(text ? text : "(unset)", rc, err, message);
+}
+
+static void test_cache(void)
+{
+    cache(NULL, XCHG_CACHE_DEFAULT, "", NULL);
+    cache("", XCHG_CACHE_DEFAULT, "", NULL);
+    cache("1", XCHG_CACHE_DEFAULT, "", NULL);
+    cache("0", XCHG_CACHE_OFF, "", NULL);
+    cache("/tmp/xchg", XCHG_CACHE_DIR, "/tmp/xchg", NULL);
+    cache("/tmp/15chars.tb", XCHG_CACHE_DIR, "/tmp/15chars.tb", NULL); /* the longest: 16 */
+    cache("/tmp/16chars.tbl", XCHG_CACHE_DEFAULT, "",
+          "XCHG_CACHE=/tmp/16chars.tbl: the path is longer than 15 characters; using the default "
+          "cache directory");
+    cache("tmp/xchg", XCHG_CACHE_DEFAULT, "",
+          "XCHG_CACHE=tmp/xchg: not an absolute directory (or 0 or 1); using the default cache "
+          "directory");
+    cache("00", XCHG_CACHE_DEFAULT, "",
+          "XCHG_CACHE=00: not an absolute directory (or 0 or 1); using the default cache "
+          "directory");
+}
+
 /* text forces coll's algorithm name with params formatted as want_params ("" none); name NULL:
  * auto */
 static void collective(int coll, const char *text, const char *name, const char *want_params,
@@ -336,6 +365,7 @@ int main(void)
     test_torus();
     test_learn();
     test_tuning();
+    test_cache();
     test_collectives();
     test_mpi_yields();
     return unit_finish("test_env");
