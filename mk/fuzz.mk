@@ -12,7 +12,7 @@
 #   make fuzz-long FUZZ_SECONDS=N   the campaign: each harness N seconds (default 600), one
 #                        after another, nice'd, growing build/fuzz/corpus/NAME (kept between
 #                        runs); logs and final statistics in build/fuzz/logs/NAME.log
-#   make fuzz-merge      add what the campaign found that covers something new to the
+#   make fuzz-merge      add what the campaign found that reaches new code (an edge) to the
 #                        committed corpus (libFuzzer -merge=1)
 #   make fuzz-coverage   line coverage of the parsers' sources by the committed corpus and
 #                        the campaign's (-fprofile-instr-generate, llvm-profdata, llvm-cov):
@@ -32,6 +32,9 @@ FUZZ_TIMEOUT ?= 5
 FUZZ_RSS_MB ?= 2048
 # the campaign also steers by the values compared (the numbers and names the parsers look for)
 FUZZ_LONG_OPTS ?= -use_value_profile=1
+# fuzz-merge keeps an input of the campaign only when it reaches code (an edge) that the
+# committed corpus does not, not for new hit counts: the committed corpus stays small
+FUZZ_MERGE_OPTS ?= -use_counters=0
 # the packages that bring clang and the libFuzzer runtime on Debian 12 (the runtime is only
 # recommended by clang-14), and llvm-profdata/llvm-cov for fuzz-coverage
 FUZZ_PKGS := clang-14 libclang-rt-14-dev
@@ -120,7 +123,7 @@ fuzz-merge: fuzz-build
 	@for h in $(FUZZ); do \
 	  [ -d $(FUZZ_DIR)/corpus/$$h ] || continue; \
 	  echo "fuzz-merge: $$h"; \
-	  $(FUZZ_DIR)/fuzz_$$h -merge=1 $(FUZZ_OPTS) tests/fuzz/corpus/$$h \
+	  $(FUZZ_DIR)/fuzz_$$h -merge=1 $(FUZZ_OPTS) $(FUZZ_MERGE_OPTS) tests/fuzz/corpus/$$h \
 	    $(FUZZ_DIR)/corpus/$$h 2>&1 | grep -E 'MERGE-OUTER: [0-9]+ new files' || exit 1; \
 	done
 
