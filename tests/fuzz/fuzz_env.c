@@ -154,7 +154,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        xchg_env_learn(NULL, &learn, path, sizeof path, err, sizeof err) == 0 &&
                        learn == 1 && !path[0] &&
                        xchg_env_tuning(NULL, path, sizeof path, err, sizeof err) == 0 && !path[0] &&
-                       !err[0] && xchg_env_mpi_yields(NULL) == 0,
+                       !err[0] && xchg_env_mpi_yields(NULL) == 0 &&
+                       xchg_env_cache(NULL, &where, path, sizeof path, err, sizeof err) == 0 &&
+                       where == XCHG_CACHE_DEFAULT && !path[0] && !err[0],
                    "unset values are not the defaults");
     }
     free(text);
