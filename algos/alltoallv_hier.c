@@ -38,13 +38,15 @@ typedef struct blocks {
 } blocks_t;
 
 /* One round: this rank's steps, batch by batch (k steps of the round per batch; a batch of
- * more than room slots, which the schedule never makes, would go in parts). */
+ * more than room slots, which the schedule never makes, would go in parts). A batch that fails
+ * (a truncated receive: an erroneous program) does not stop the others; the first error is
+ * returned. */
 static int run_round(xchg_ctx_t *ctx, const xchg_factor_slot_t *slots, int nslots, int nports,
                      int room, const blocks_t *out, const blocks_t *in,
                      xchg_carry_space_t *space, xchg_carry_t *carry)
 {
-    int rc = MPI_SUCCESS;
-    for (int s = 0; s < nslots && rc == MPI_SUCCESS;) {
+    int rc = MPI_SUCCESS, batch_rc;
+    for (int s = 0; s < nslots;) {
         int batch = slots[s].step / nports, first = s;
         for (; s < nslots && s - first < room && slots[s].step / nports == batch; s++) {
             int peer = slots[s].peer;
@@ -55,11 +57,13 @@ static int run_round(xchg_ctx_t *ctx, const xchg_factor_slot_t *slots, int nslot
                 xchg_carry_recv(space, s - first, carry, peer, in->buf + in->offs[peer],
                                 in->bytes[peer]);
         }
-        rc = xchg_carry_round(ctx, space);
-        for (int r = first; r < s && rc == MPI_SUCCESS && carry; r++)
+        batch_rc = xchg_carry_round(ctx, space);
+        /* the statistics' messages are whole even when a data message was cut (carry.h) */
+        for (int r = first; r < s && carry; r++)
             if (slots[r].recv)
                 xchg_carry_arrived(space, r - first, carry, in->buf + in->offs[slots[r].peer],
                                    in->bytes[slots[r].peer]);
+        rc = rc == MPI_SUCCESS ? batch_rc : rc;
     }
     return rc;
 }
@@ -102,7 +106,7 @@ int xchg_alltoallv_hier(xchg_ctx_t *ctx, const void *sendbuf, const size_t *send
     if (rc != MPI_SUCCESS)
         goto out;
 
-    memcpy(in.buf + recvoffs[rank], out.buf + sendoffs[rank], recvbytes[rank]);
+    xchg_copy(in.buf + recvoffs[rank], out.buf + sendoffs[rank], recvbytes[rank]);
     if (carry)
         xchg_carry_begin(carry);
     /* phases over the node sizes; rounds over the 1-factors of the active nodes */
@@ -110,14 +114,15 @@ int xchg_alltoallv_hier(xchg_ctx_t *ctx, const void *sendbuf, const size_t *send
         if (sched.pos[ctx->node] < sched.shape.phase_first[ph])
             break; /* this rank's node has left: it has exchanged everything */
         for (int i = 0; i < xchg_factor_nrounds(&sched.shape, ph); i++) {
+            int round_rc;
             nslots = xchg_factor_rank_slots(&sched, ph, i, rank, slots);
-            rc = run_round(ctx, slots, nslots, nports, room, &out, &in, &space, carry);
-            if (rc != MPI_SUCCESS)
-                goto out;
+            /* every round runs, even after one failed, so that no other rank waits for this */
+            round_rc = run_round(ctx, slots, nslots, nports, room, &out, &in, &space, carry);
+            rc = rc == MPI_SUCCESS ? round_rc : rc;
         }
     }
     if (carry)
-        carry->done = 1;
+        carry->done = rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE;
 out:
     xchg_scratch_release(ctx, mark);
     return rc;

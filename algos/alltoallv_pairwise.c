@@ -12,9 +12,11 @@
  *
  * Cost: C1 = ceil((p-1)/k); a round lasts as long as its largest message, so with skewed
  * counts C2 can approach ceil((p-1)/k) * (largest message), which is what the two-phase
- * algorithm avoids (alltoallv_twophase.c). Carrying adds 24 bytes and two copies of at most
- * XCHG_CARRY_INLINE bytes per message, or one 24-byte message per large message.
+ * algorithm avoids (alltoallv_twophase.c). Carrying adds one 24-byte message per pair.
  * Restrictions: none. Bytes of recvbuf outside the given blocks are never touched.
+ * Errors: a round that fails (a receive truncated by a longer message: an erroneous program)
+ * does not end the exchange; every later round still runs, so that no other rank waits for
+ * this one, and the first error is returned at the end.
  */
 #include <string.h>
 
@@ -27,7 +29,7 @@ int xchg_alltoallv_pairwise(xchg_ctx_t *ctx, const void *sendbuf, const size_t *
 {
     const char *send = sendbuf;
     char *recv = recvbuf;
-    int p = ctx->size, rank = ctx->rank, rc;
+    int p = ctx->size, rank = ctx->rank, rc, round_rc;
     int nports = params->nports > 0 ? params->nports : 1;
     xchg_carry_space_t space;
     xchg_mark_t mark = xchg_scratch_mark(ctx);
@@ -38,7 +40,7 @@ int xchg_alltoallv_pairwise(xchg_ctx_t *ctx, const void *sendbuf, const size_t *
     rc = xchg_carry_space(ctx, nports, carry, &space);
     if (rc != MPI_SUCCESS)
         goto out;
-    memcpy(recv + recvoffs[rank], send + sendoffs[rank], recvbytes[rank]);
+    xchg_copy(recv + recvoffs[rank], send + sendoffs[rank], recvbytes[rank]);
     if (carry)
         xchg_carry_begin(carry);
     for (int first = 1; first < p; first += nports) {
@@ -49,16 +51,16 @@ int xchg_alltoallv_pairwise(xchg_ctx_t *ctx, const void *sendbuf, const size_t *
             xchg_carry_recv(&space, step - first, carry, from, recv + recvoffs[from],
                             recvbytes[from]);
         }
-        rc = xchg_carry_round(ctx, &space);
-        if (rc != MPI_SUCCESS)
-            goto out;
+        round_rc = xchg_carry_round(ctx, &space);
+        /* the statistics' messages are whole even when a data message was cut (carry.h) */
         for (int step = first; step < last && carry; step++) {
             int from = (rank - step + p) % p;
             xchg_carry_arrived(&space, step - first, carry, recv + recvoffs[from], recvbytes[from]);
         }
+        rc = rc == MPI_SUCCESS ? round_rc : rc;
     }
     if (carry)
-        carry->done = 1;
+        carry->done = rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE;
 out:
     xchg_scratch_release(ctx, mark);
     return rc;

@@ -64,7 +64,7 @@ static void write_region(xchg_ctx_t *ctx, const char *send, const size_t *sendby
         return;
     for (int j = 0; j < p; j++)
         if (j != rank)
-            memcpy(mine + header + offs[j], send + sendoffs[j], sendbytes[j]);
+            xchg_copy(mine + header + offs[j], send + sendoffs[j], sendbytes[j]);
 }
 
 int xchg_alltoallv_shm(xchg_ctx_t *ctx, const void *sendbuf, const size_t *sendbytes,
@@ -79,7 +79,7 @@ int xchg_alltoallv_shm(xchg_ctx_t *ctx, const void *sendbuf, const size_t *sendb
     char *half = NULL;
     xchg_mark_t mark = xchg_scratch_mark(ctx);
 
-    memcpy(recv + recvoffs[rank], send + sendoffs[rank], recvbytes[rank]);
+    xchg_copy(recv + recvoffs[rank], send + sendoffs[rank], recvbytes[rank]);
     if (carry) {
         memcpy(carry->agreed, carry->mine, sizeof carry->agreed);
         carry->done = 1;
@@ -123,7 +123,8 @@ int xchg_alltoallv_shm(xchg_ctx_t *ctx, const void *sendbuf, const size_t *sendb
                 const uint64_t *offs = (const uint64_t *)(half + (size_t)i * region);
                 size_t n = incoming[i] < recvbytes[i] ? incoming[i] : recvbytes[i];
                 if (i != rank)
-                    memcpy(recv + recvoffs[i], half + (size_t)i * region + header + offs[rank], n);
+                    xchg_copy(recv + recvoffs[i], half + (size_t)i * region + header + offs[rank],
+                              n);
             }
             goto out;
         }

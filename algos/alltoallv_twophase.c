@@ -40,20 +40,76 @@
  * transposes. Order within every (source, destination) message is kept; bytes of recvbuf
  * outside the receive ranges are never written.
  *
+ * Count mismatches (an erroneous program: a sender's count for a message differs from its
+ * receiver's). Only the sender knows its count, and a phase-2 block has no header, so each
+ * phase-2 block ends in a trailer of TRAILER_BYTES: the intermediate rank's own count for the
+ * block's destination (so the final receiver hears every sender's count once, from the block
+ * that sender sent it as intermediate) and whether the intermediate's rearrangement failed. A
+ * receiver whose counts all match places as usual; otherwise it reads the blocks as the senders
+ * wrote them, keeps the first recvbytes[i] bytes of each message (as a truncated receive does)
+ * and returns MPI_ERR_TRUNCATE when a sender sent more than it receives, or when a block could
+ * not be built or read (only such a program can overfill the agreed bins). Either way every
+ * rank takes part in both transposes, so that no rank waits forever. The cost models price the
+ * transposes without the trailer (p * 16 bytes a rank).
+ *
  * Scratch (pushed on the context's scratch stack in this order; the transposes push theirs
  * above and release it before they return):
  *   bins     [ bin 0 | bin 1 | ... | bin p-1 ]       p x block1, step 1 output
  *            bin b = [ counts s_i[0..p-1] ][ runs for j = 0..p-1 ][ slack ]
  *   landing  [ from 0 | from 1 | ... | from p-1 ]    p x block1, step 2 landing
- *   bins2    [ for 0 | for 1 | ... | for p-1 ]       p x block2, step 3 output (runs by source)
- *   landing2 [ from 0 | ... | from p-1 ]             p x block2, step 4 landing: in the dead
- *            bins when block2 <= block1, else pushed
+ *   bins2    [ for 0 | for 1 | ... | for p-1 ]       p x (block2 + trailer), step 3 output
+ *            block for j = [ runs by source ][ slack ][ count of this rank -> j | failed ]
+ *   landing2 [ from 0 | ... | from p-1 ]             p x (block2 + trailer), step 4 landing: in
+ *            the dead bins when that fits in block1, else pushed
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "xchg.h"
 #include "sched/twophase.h"
+
+#define TRAILER_BYTES 16 /* after each phase-2 block: a count and a flag, 8 bytes each */
+
+/* The trailers of this rank's phase-2 blocks: its own count for each destination, and whether
+ * its rearrangement failed. */
+static void write_trailers(const xchg_twophase_plan_t *wire, int rank, const size_t *sendbytes,
+                           int failed, char *bins2)
+{
+    for (int j = 0; j < wire->nranks; j++) {
+        uint64_t trailer[2] = {j == rank ? 0 : sendbytes[j], (uint64_t)failed};
+        memcpy(bins2 + (size_t)(j + 1) * wire->block2_bytes - TRAILER_BYTES, trailer,
+               sizeof trailer);
+    }
+}
+
+/* Step 5 after reading the trailers: every sender's count (sent[i]) and whether any block
+ * failed; places the units, cut to this rank's counts where they differ. MPI_SUCCESS,
+ * MPI_ERR_TRUNCATE (a longer message, or a block that failed), or MPI_ERR_NO_MEM. */
+static int place_checked(xchg_ctx_t *ctx, const xchg_twophase_plan_t *wire, const char *landing2,
+                         char *recv, const size_t *recvbytes, const size_t *recvoffs, int broken)
+{
+    int p = ctx->size, rank = ctx->rank, longer = 0, differ = 0;
+    size_t *sent = xchg_scratch_push(ctx, (size_t)p * sizeof *sent);
+
+    if (!sent)
+        return MPI_ERR_NO_MEM;
+    for (int b = 0; b < p; b++) {
+        uint64_t trailer[2];
+        memcpy(trailer, landing2 + (size_t)(b + 1) * wire->block2_bytes - TRAILER_BYTES,
+               sizeof trailer);
+        sent[b] = b == rank ? recvbytes[b] : (size_t)trailer[0];
+        broken |= trailer[1] != 0;
+        differ |= sent[b] != recvbytes[b];
+        longer |= sent[b] > recvbytes[b];
+    }
+    if (!broken && !differ)
+        broken = xchg_twophase_place(wire, rank, landing2, recv, recvbytes, recvoffs) != 0;
+    else if (!broken)
+        broken = xchg_twophase_place_cut(wire, rank, landing2, recv, sent, recvbytes,
+                                         recvoffs) != 0;
+    return broken || longer ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+}
 
 int xchg_alltoallv_twophase(xchg_ctx_t *ctx, const void *sendbuf, const size_t *sendbytes,
                             const size_t *sendoffs, void *recvbuf, const size_t *recvbytes,
@@ -64,27 +120,27 @@ int xchg_alltoallv_twophase(xchg_ctx_t *ctx, const void *sendbuf, const size_t *
     const char *send = sendbuf;
     char *recv = recvbuf, *bins, *landing, *bins2, *landing2;
     int p = ctx->size, rank = ctx->rank, rc = MPI_SUCCESS, broken = 0;
-    int truncated = sendbytes[rank] > recvbytes[rank];
     size_t *fill = NULL;
-    xchg_twophase_plan_t plan;
+    xchg_twophase_plan_t plan, wire;
     xchg_mark_t mark = xchg_scratch_mark(ctx);
 
-    /* the message to self: a local copy (an erroneous program that sends itself more than it
-     * receives gets MPI_ERR_TRUNCATE, after taking part in the transposes like everyone) */
+    /* the message to self: a local copy (the shim makes both sides' counts equal) */
     if (sendbytes[rank] > 0)
-        memcpy(recv + recvoffs[rank], send + sendoffs[rank],
-               truncated ? recvbytes[rank] : sendbytes[rank]);
+        memcpy(recv + recvoffs[rank], send + sendoffs[rank], sendbytes[rank]);
     /* nothing crosses ranks: the same answer on every rank, from agreed values */
     if (p == 1 || call->max_send_bytes == 0 || call->max_recv_bytes == 0)
-        return truncated ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+        return MPI_SUCCESS;
     if (xchg_twophase_plan_init(&plan, p, call->max_send_bytes, call->max_recv_bytes,
                                 call->max_block_bytes) != 0)
         return MPI_ERR_ARG;
+    /* the phase-2 blocks as they travel: the plan's, and the trailer */
+    wire = plan;
+    wire.block2_bytes += TRAILER_BYTES;
 
     fill = xchg_scratch_push(ctx, (size_t)p * sizeof *fill);
     bins = xchg_scratch_push(ctx, (size_t)p * plan.block1_bytes);
     landing = xchg_scratch_push(ctx, (size_t)p * plan.block1_bytes);
-    bins2 = xchg_scratch_push(ctx, (size_t)p * plan.block2_bytes);
+    bins2 = xchg_scratch_push(ctx, (size_t)p * wire.block2_bytes);
     if (!fill || !bins || !landing || !bins2) {
         rc = MPI_ERR_NO_MEM;
         goto out;
@@ -92,33 +148,29 @@ int xchg_alltoallv_twophase(xchg_ctx_t *ctx, const void *sendbuf, const size_t *
 
     /* Steps 1-2: deal into bins, first transpose. A local step that finds the agreed sizes
      * violated (only an erroneous program can do that) still takes part in both transposes,
-     * so that no other rank waits forever, and reports MPI_ERR_INTERN at the end. */
+     * so that no other rank waits forever, and says so in its trailers. */
     broken |= xchg_twophase_deal(&plan, rank, send, sendbytes, sendoffs, bins, fill);
     rc = ctx->inner_alltoall(ctx, bins, landing, plan.block1_bytes, params->inner, params);
     if (rc != MPI_SUCCESS)
         goto out;
 
-    /* Steps 3-4: regroup by final destination, second transpose; the step-1 bins are dead,
-     * so they take the step-4 landing when it fits */
-    broken |= xchg_twophase_rearrange(&plan, rank, landing, bins2, fill);
-    landing2 = plan.block2_bytes <= plan.block1_bytes
+    /* Steps 3-4: regroup by final destination, the trailers, second transpose; the step-1
+     * bins are dead, so they take the step-4 landing when it fits */
+    broken |= xchg_twophase_rearrange(&wire, rank, landing, bins2, fill);
+    write_trailers(&wire, rank, sendbytes, broken, bins2);
+    landing2 = wire.block2_bytes <= plan.block1_bytes
                    ? bins
-                   : xchg_scratch_push(ctx, (size_t)p * plan.block2_bytes);
+                   : xchg_scratch_push(ctx, (size_t)p * wire.block2_bytes);
     if (!landing2) {
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
-    rc = ctx->inner_alltoall(ctx, bins2, landing2, plan.block2_bytes, params->inner, params);
+    rc = ctx->inner_alltoall(ctx, bins2, landing2, wire.block2_bytes, params->inner, params);
     if (rc != MPI_SUCCESS)
         goto out;
 
     /* Step 5: every unit to its place in the receive buffer */
-    if (!broken)
-        broken |= xchg_twophase_place(&plan, rank, landing2, recv, recvbytes, recvoffs);
-    if (broken)
-        rc = MPI_ERR_INTERN;
-    else if (truncated)
-        rc = MPI_ERR_TRUNCATE;
+    rc = place_checked(ctx, &wire, landing2, recv, recvbytes, recvoffs, broken);
 out:
     xchg_scratch_release(ctx, mark);
     return rc;

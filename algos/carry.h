@@ -1,30 +1,28 @@
 /*
  * carry.h: carrying MPI_Alltoallv's statistics in an algorithm's own messages (xchg_carry_t),
  * for the algorithms in which every rank hears from every other rank exactly once (pairwise,
- * hier). Each message, empty ones included, also carries the sender's three statistics (24
+ * hier). Each message, empty ones included, goes with the sender's three statistics (24
  * bytes), and every rank ends with their maxima over all ranks, with no round of its own.
  *
- * A message of at most XCHG_CARRY_INLINE bytes travels with the statistics appended, through a
- * scratch slot; a larger one is sent from the user's buffer as it is, with the statistics as a
- * second message to the same peer in the same round (matched in order: MPI does not overtake).
- * Sender and receiver agree on which form a message takes, because MPI requires their byte
- * counts to be equal. Without carrying, empty messages are not sent (both sides skip them).
+ * The statistics go as a message of their own, before the data message to the same peer in the
+ * same round (matched in order: MPI does not overtake), both always posted: the form of a pair's
+ * messages then never depends on its byte counts, which in an erroneous program (counts that
+ * differ between sender and receiver) differ between the two sides. A data message longer
+ * than its receive is cut (MPI_ERR_TRUNCATE on the receiver), and nothing is left on the
+ * channel for a later call to receive, so every rank still ends with the same maxima. Without
+ * carrying, empty messages are not sent (both sides skip them, as MPI libraries do).
  *
  * Space for one round of at most n sends and n receives (one scratch push):
- *   sends[2n] recvs[2n] | stats[n][3] | out slots[n] | in slots[n]
- *   (a slot holds XCHG_CARRY_INLINE + 24 bytes; the three last parts only when carrying)
+ *   sends[2n] recvs[2n] | stats[n][3] (the last part only when carrying)
  */
 #ifndef XCHG_CARRY_H
 #define XCHG_CARRY_H
 
 #include "xchg.h"
 
-#define XCHG_CARRY_INLINE 1024 /* largest message that carries the statistics inline */
-
 typedef struct xchg_carry_space {
     xchg_msg_t *sends, *recvs; /* 2 n each: a message may take two */
-    char *out, *in;            /* n inline slots each */
-    uint64_t *stats;           /* n x 3: statistics received apart */
+    uint64_t *stats;           /* n x 3: statistics received */
     int nsends, nrecvs;        /* posted in the current round */
 } xchg_carry_space_t;
 

@@ -21,6 +21,9 @@ const xchg_impl_t xchg_impls[] = {
     {.coll = XCHG_ALLTOALL, .name = "shm", .alltoall = xchg_alltoall_shm},
     {.coll = XCHG_ALLGATHER, .name = "shm", .allgather = xchg_allgather_shm},
     {.coll = XCHG_ALLTOALLV, .name = "shm", .alltoallv = xchg_alltoallv_shm},
+    {.coll = XCHG_ALLTOALL, .name = "node", .alltoall = xchg_alltoall_node},
+    {.coll = XCHG_ALLGATHER, .name = "node", .allgather = xchg_allgather_node},
+    {.coll = XCHG_ALLTOALLV, .name = "node", .alltoallv = xchg_alltoallv_node},
 };
 const int xchg_nimpls = (int)(sizeof xchg_impls / sizeof xchg_impls[0]);
 

@@ -1,26 +1,31 @@
 /*
- * shm.c: a pass through a communicator's segment of shared memory, the synchronisation of the
- * shm algorithms (alltoall_shm.c, allgather_shm.c, alltoallv_shm.c).
+ * shm.c: passes through the shared segment of a rank's node, the synchronisation of the shm
+ * algorithms (alltoall_shm.c, allgather_shm.c, alltoallv_shm.c) and of the node algorithms
+ * (alltoall_node.c, allgather_node.c, alltoallv_node.c).
  *
- * The segment (xchg_shm_t, allocated by the shim with MPI_Win_allocate_shared on the context's
- * communicator, shim/shm.c):
+ * The segment (xchg_shm_t, one per node of the communicator: POSIX shared memory that the shim
+ * makes, shim/shm.c):
  *
- *   | control: counter 0 | counter 1 | ... (XCHG_SHM_CONTROL) | half 0 | half 1 |
+ *   | control: counter (its own cache line) ... (XCHG_SHM_CONTROL) | half 0 | half 1 |
  *
- * Pass n (counted per communicator, equal on all ranks: every rank makes the same shm calls in
- * the same order) uses half n mod 2. A rank writes what it sends into the half, adds one to
- * counter n mod 2 (release) and waits until the counter reaches p (n div 2 + 1) (acquire): then
- * every rank's writes of pass n are visible and it reads what it receives.
- * Why two halves suffice: a rank that writes half n mod 2 again, in pass n + 2, has finished
- * waiting in pass n + 1, so every rank has arrived in pass n + 1, which each does only after
- * reading everything of pass n; and counter n mod 2 then holds exactly every arrival of pass n.
+ * Synchronisation s of a node (counted per segment, equal on the node's ranks: they make the
+ * same calls in the same order) adds one to the counter (release) and waits until it reaches
+ * n (s + 1), n the node's ranks (acquire): then every rank's writes before it are visible. The
+ * counter only grows, so no rank can mistake one synchronisation for another.
+ * Pass t (counted per segment too) uses half t mod 2. Why two halves suffice: a rank writes a
+ * half again in pass t + 2, after its first synchronisation of pass t + 1, which every rank of
+ * the node reached only after reading everything of pass t.
  *
  * Waiting: under ctx->shm_yield (more ranks than cores on the node, or XCHG_WAIT=yield) every
  * turn of the loop yields the core to the rank that has yet to arrive; otherwise the loop spins
- * and yields only now and then. It also drives the MPI library's progress engine (an MPI_Iprobe
- * on the private communicator, which matches nothing) every few turns, as a native collective
- * would while it waits: a rank's pending nonblocking operations, which another rank may be
- * waiting on before it can join the collective, must still complete.
+ * and yields only now and then. It also drives the MPI library's progress engine every few
+ * turns, as a native collective would while it waits: a rank's pending nonblocking operations,
+ * which another rank may be waiting on before it can join the collective, must still complete
+ * (and a node algorithm's leaders wait on messages from other nodes meanwhile). The engine is
+ * driven with an MPI_Iprobe on the context's communicator for a tag that no message carries: a
+ * probe that finds a message returns without progressing (MPICH's does), and the other nodes'
+ * leaders' messages may well be waiting there (a probe of any tag hung progress_check); a probe
+ * of a communicator of one rank reaches only MPICH's local queue, not its network.
  */
 #include <sched.h>
 
@@ -37,15 +42,14 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* A tag that no message of the library carries (the round helper's are far below it): the
+ * largest one MPI guarantees. */
+#define PROBE_TAG 32767
+
 static void drive_progress(xchg_ctx_t *ctx)
 {
     int flag;
-    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ctx->comm, &flag, MPI_STATUS_IGNORE);
-}
-
-static uint64_t *counter(const xchg_ctx_t *ctx)
-{
-    return (uint64_t *)(ctx->shm->base + 64 * (ctx->shm->passes & 1));
+    PMPI_Iprobe(MPI_ANY_SOURCE, PROBE_TAG, ctx->comm, &flag, MPI_STATUS_IGNORE);
 }
 
 char *xchg_shm_half(const xchg_ctx_t *ctx)
@@ -54,10 +58,10 @@ char *xchg_shm_half(const xchg_ctx_t *ctx)
     return shm->base + XCHG_SHM_CONTROL + (shm->passes & 1) * shm->half_bytes;
 }
 
-void xchg_shm_arrive(xchg_ctx_t *ctx)
+void xchg_shm_sync(xchg_ctx_t *ctx)
 {
-    uint64_t *count = counter(ctx);
-    uint64_t all = (uint64_t)ctx->size * (ctx->shm->passes / 2 + 1);
+    uint64_t *count = (uint64_t *)ctx->shm->base;
+    uint64_t all = (uint64_t)ctx->local_size * (ctx->shm->syncs + 1);
 
     __atomic_fetch_add(count, 1, __ATOMIC_ACQ_REL);
     for (unsigned turn = 1; __atomic_load_n(count, __ATOMIC_ACQUIRE) < all; turn++) {
@@ -73,5 +77,16 @@ void xchg_shm_arrive(xchg_ctx_t *ctx)
         if (turn % SPIN_YIELD == 0)
             sched_yield();
     }
+    ctx->shm->syncs++;
+}
+
+void xchg_shm_next(xchg_ctx_t *ctx)
+{
     ctx->shm->passes++;
+}
+
+void xchg_shm_arrive(xchg_ctx_t *ctx)
+{
+    xchg_shm_sync(ctx);
+    xchg_shm_next(ctx);
 }

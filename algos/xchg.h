@@ -17,6 +17,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "sched/types.h" /* collectives, call shape, topology, machine, params, registry entry */
 
@@ -32,17 +33,21 @@ typedef struct xchg_mark {
     size_t used;
 } xchg_mark_t;
 
-/* A segment of shared memory of a communicator whose ranks share one machine's memory
- * (MPI_Win_allocate_shared on the context's communicator, shim/shm.c), for the shm algorithms
- * (algos/shm.c). A control block of XCHG_SHM_CONTROL bytes (an arrival counter per half, each
- * on its own cache line), then two halves of half_bytes each. Pass n of the communicator's shm
- * calls uses half n mod 2 and counter n mod 2. */
+/* The segment of shared memory of this rank's node (shim/shm.c): the ranks of the communicator
+ * on one node share it (a one-node communicator: all of them). POSIX shared memory made by the
+ * node's lowest rank, mapped by every rank of the node, its name unlinked as soon as all have it.
+ * A control block of XCHG_SHM_CONTROL bytes (the node's synchronisation counter), then two halves
+ * of half_bytes each, equal on every rank of the communicator (every node's segment grows at
+ * the same calls to the same size). Pass n of the communicator's shm and node calls uses half
+ * n mod 2 (algos/shm.c). */
 #define XCHG_SHM_CONTROL 4096
 typedef struct xchg_shm {
     char *base;
     size_t half_bytes;
-    uint64_t passes; /* passes through this segment so far: equal on all ranks */
-    MPI_Win win;
+    size_t map_bytes; /* the mapping: XCHG_SHM_CONTROL + 2 half_bytes */
+    uint64_t passes;  /* passes through this segment so far: equal on all ranks */
+    uint64_t syncs;   /* synchronisations of the node so far: equal on the node's ranks */
+    int capped;       /* growing failed once (agreed): the halves stay as they are */
 } xchg_shm_t;
 
 /* Per-communicator context, created on the first intercepted collective and cached on the
@@ -77,6 +82,7 @@ typedef struct xchg_ctx {
     xchg_chunk_t chunks[XCHG_CHUNKS]; /* scratch memory, chunks[top] the one in use */
     int top;
     MPI_Request *reqs; /* request array reused by xchg_exchange */
+    MPI_Status *stats; /* and their statuses (reqs_cap of each) */
     int reqs_cap;
     int passthrough;              /* an intercommunicator: the MPI library serves every call */
     struct xchg_shim_state *shim; /* the shim's decisions and learning (shim/select.c), opaque
@@ -87,10 +93,11 @@ typedef struct xchg_ctx {
     int (*inner_alltoall)(struct xchg_ctx *ctx, const void *sendbuf, void *recvbuf,
                           size_t block_bytes, const xchg_algo_t *inner,
                           const xchg_params_t *params);
-    /* Make ctx->shm's halves at least bytes long (at most topo.shm_bytes), handed in by the
-     * shim (shim/shm.c). Collective: every rank calls it at the same call with the same bytes.
-     * MPI_SUCCESS, or an error on every rank when no segment can be had (ctx->shm_failed is
-     * then set everywhere and ctx->shm is NULL). */
+    /* Make ctx->shm's halves at least bytes long (at most the topology's limit), handed in by
+     * the shim (shim/shm.c). Collective over the communicator: every rank calls it at the same
+     * call with the same bytes. MPI_SUCCESS (the halves may stay smaller when growing failed on
+     * some rank: then they do everywhere), or an error on every rank when no segment can be had
+     * (ctx->shm_failed is then set everywhere and ctx->shm is NULL). */
     int (*shm_reserve)(struct xchg_ctx *ctx, size_t bytes);
 } xchg_ctx_t;
 
@@ -155,13 +162,18 @@ int xchg_exchange(xchg_ctx_t *ctx, const xchg_msg_t *sends, int nsends, const xc
 /* agree.c: element-wise maximum of n values over all ranks (dissemination, ceil(log2 p) rounds
  * of n * 8 bytes through xchg_exchange). */
 int xchg_agree_max(xchg_ctx_t *ctx, uint64_t *vals, int n);
-/* shm.c: one pass through the context's shared segment (ctx->shm, reserved first): write what
- * this rank sends into xchg_shm_half(ctx), xchg_shm_arrive(ctx), then read what it receives
- * from the same half. xchg_shm_arrive announces this rank's writes and waits until every rank
- * of the communicator has announced its own (spinning, or yielding the core under shm_yield,
- * and driving MPI's progress engine meanwhile); the pass is then over, and the next one uses
- * the other half, so a half is written again only after every rank has finished reading it. */
+/* shm.c: passes through the node's shared segment (ctx->shm, reserved first). A pass writes what
+ * this rank sends into xchg_shm_half(ctx), synchronises the node (xchg_shm_sync: announces this
+ * rank's writes and waits until every rank of the node has announced its own, spinning, or
+ * yielding the core under shm_yield, and driving MPI's progress engine meanwhile), reads, and
+ * ends with xchg_shm_next(ctx); the next pass uses the other half, so a half is written again only
+ * after every rank of the node has synchronised once more, which it does after reading it. A pass
+ * may synchronise more than once (the node algorithms: after the writes and after the leaders'
+ * messages). xchg_shm_arrive is one synchronisation and the end of the pass (the shm
+ * algorithms). */
 char *xchg_shm_half(const xchg_ctx_t *ctx);
+void xchg_shm_sync(xchg_ctx_t *ctx);
+void xchg_shm_next(xchg_ctx_t *ctx);
 void xchg_shm_arrive(xchg_ctx_t *ctx);
 /* scratch.c: the context's scratch stack (see xchg_mark_t). A push returns at least bytes,
  * aligned to 64 bytes, or NULL when memory is exhausted; it never moves earlier pushes. */
@@ -169,6 +181,14 @@ xchg_mark_t xchg_scratch_mark(const xchg_ctx_t *ctx);
 void *xchg_scratch_push(xchg_ctx_t *ctx, size_t bytes);
 void xchg_scratch_release(xchg_ctx_t *ctx, xchg_mark_t mark);
 void xchg_scratch_free(xchg_ctx_t *ctx); /* everything, when the context goes */
+
+/* memcpy for MPI_Alltoallv's blocks in the user's buffers, which may be NULL where a block is
+ * empty (memcpy's pointers must be valid even for 0 bytes). */
+static inline void xchg_copy(void *to, const void *from, size_t bytes)
+{
+    if (bytes > 0)
+        memcpy(to, from, bytes);
+}
 
 /* The algorithms (one file each in algos/) */
 xchg_alltoall_fn xchg_alltoall_pairwise;
@@ -180,8 +200,11 @@ xchg_allgather_fn xchg_allgather_circulant;
 xchg_alltoallv_fn xchg_alltoallv_pairwise;
 xchg_alltoallv_fn xchg_alltoallv_twophase;
 xchg_alltoallv_fn xchg_alltoallv_hier;
-xchg_alltoall_fn xchg_alltoall_shm; /* algos/shm.c, all three */
+xchg_alltoall_fn xchg_alltoall_shm; /* through one segment: alltoall_shm.c and its two siblings */
 xchg_allgather_fn xchg_allgather_shm;
 xchg_alltoallv_fn xchg_alltoallv_shm;
+xchg_alltoall_fn xchg_alltoall_node; /* node-aware: alltoall_node.c and its two siblings */
+xchg_allgather_fn xchg_allgather_node;
+xchg_alltoallv_fn xchg_alltoallv_node;
 
 #endif

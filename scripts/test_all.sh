@@ -3,7 +3,7 @@
 # then Open MPI), and one closing line with the totals: "N passed, M failed".
 # Everything must be built first, as `make test` does: `make MPI=... all` for each MPI, and for
 # MPICH also the library that splits messages above $XCHG_TEST_PIECE bytes (default 4096),
-# `make PIECE=4096 lib`, which the MPICH suite runs once more (its section 4).
+# `make PIECE=4096 lib`, which the MPICH suite runs once more (scripts/cases/30-split.sh).
 # XCHG_TEST_ONLY=REGEX (see run_tests.sh) runs only the cases whose name matches.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2

@@ -44,10 +44,12 @@ int xchg_decide(const xchg_call_t *call, xchg_params_t *params, char *reason, si
 /* The size key of a call (shim/select.c): its block for alltoall and allgather, the busiest
  * rank's mean block ceil(max(h1, h2) / p) for alltoallv. */
 size_t xchg_size_key(const xchg_call_t *call);
-/* The algorithm that served this process's last call of coll, "name:k=v,...", for the tools;
+/* The algorithm that served this thread's last call of coll, "name:k=v,...", for the tools;
  * 0 on success, -1 when no call was served yet. */
 int xchg_last_choice(int coll, char *out, size_t outlen);
-/* The context of a communicator (created and cached on first use), or NULL with *rc set. */
+/* The context of a communicator (created and cached on first use; for an intercommunicator a
+ * context whose passthrough is set), or NULL with *rc set when it cannot be created or comm is
+ * not a valid communicator (shim/context.c). */
 xchg_ctx_t *xchg_ctx_get(MPI_Comm comm, int *rc);
 
 #define XCHG_MAX_ALGOS 16 /* registry entries of one collective, at most */

@@ -26,9 +26,11 @@
  * or on pass-through. A channel goes when its last context goes (the user's MPI_Comm_free, which
  * every rank of the communicator makes, or MPI_Finalize).
  *
- * Tags: slot s uses tags 2 s (the rounds' messages) and 2 s + 1; with CHANNEL_SLOTS 16384 they
- * stay below 32767, the least MPI_TAG_UB that the MPI standard allows. Messages of two contexts
- * on one channel never match each other's receives, whatever order the ranks call them in.
+ * Tags: slot s uses tags 2 s (the rounds' messages) and 2 s + 1; with CHANNEL_SLOTS 16000 they
+ * stay below 32000, under 32767, the least MPI_TAG_UB that the MPI standard allows, which the
+ * shared segments' waits probe for progress (algos/shm.c: no message carries it). Messages of two
+ * contexts on one channel never match each other's receives, whatever order the ranks call them
+ * in.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -39,7 +41,7 @@
 
 #include "shim.h"
 
-#define CHANNEL_SLOTS 16384 /* tags below 32767 (above) */
+#define CHANNEL_SLOTS 16000 /* tags below 32000 (above) */
 #define CHANNELS_MAX 16     /* channels a process holds: each costs the program a context id */
 #define SLOT_TRIES 6        /* agreements on a slot before a new channel is made instead */
 #define SLOT_WORDS (CHANNEL_SLOTS / 64)

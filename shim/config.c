@@ -268,55 +268,6 @@ void xchg_api_drop_table(void)
     xchg_select_forget();
 }
 
-/* ---- the configuration's generation and the binding of the registry to functions ---- */
-
-/* Bumped by xchg_select_forget: cached decisions of an older generation are void. */
-static unsigned config_generation = 1;
-
-unsigned xchg_select_generation(void)
-{
-    return __atomic_load_n(&config_generation, __ATOMIC_RELAXED);
-}
-
-void xchg_select_forget(void)
-{
-    __atomic_add_fetch(&config_generation, 1, __ATOMIC_RELAXED);
-}
-
-/* The implementations of the registry's entries, by index (xchg_algo_bind). */
-#define XCHG_REGISTRY_MAX 64
-static const xchg_impl_t *bound[XCHG_REGISTRY_MAX];
-static int bound_done;
-
-int xchg_algo_bind(void)
-{
-    int missing = 0;
-    if (__atomic_load_n(&bound_done, __ATOMIC_ACQUIRE))
-        return 0;
-    for (int i = 0; i < xchg_nalgos && i < XCHG_REGISTRY_MAX; i++) {
-        bound[i] =
-            xchg_algos[i].native ? NULL : xchg_impl_find(xchg_algos[i].coll, xchg_algos[i].name);
-        if (!xchg_algos[i].native && !bound[i]) {
-            missing++;
-            xchg_warn("internal: %s algorithm '%s' of the registry (tuning/registry.c) has no "
-                      "implementation in algos/impls.c; it is never run",
-                      xchg_coll_name(xchg_algos[i].coll), xchg_algos[i].name);
-        }
-    }
-    if (xchg_nalgos > XCHG_REGISTRY_MAX)
-        xchg_warn("internal: the registry has %d entries, only %d are bound", xchg_nalgos,
-                  XCHG_REGISTRY_MAX);
-    __atomic_store_n(&bound_done, 1, __ATOMIC_RELEASE);
-    return missing;
-}
-
-const xchg_impl_t *xchg_algo_impl(int index)
-{
-    if (!__atomic_load_n(&bound_done, __ATOMIC_ACQUIRE))
-        xchg_algo_bind();
-    return index >= 0 && index < xchg_nalgos && index < XCHG_REGISTRY_MAX ? bound[index] : NULL;
-}
-
 int xchg_api_cache_write(const xchg_table_t *table, const char *comment, const char **path)
 {
     int rc;

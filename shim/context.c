@@ -43,6 +43,7 @@ static void ctx_free(xchg_ctx_t *ctx)
     xchg_channel_detach(ctx);
     xchg_scratch_free(ctx);
     free(ctx->reqs);
+    free(ctx->stats);
     free(ctx->node_of);
     free(ctx->node_size);
     xchg_shim_state_free(ctx->shim);

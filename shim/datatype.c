@@ -116,11 +116,15 @@ static void probe_create(void)
 #define TYPE_CACHE_BITS 8 /* 256 slots */
 
 /* Readers take no lock: a slot's version is odd while a writer (under the mutex) changes it,
- * and a reader that saw it odd or changed treats the lookup as a miss (a seqlock). */
+ * and a reader that saw it odd or changed treats the lookup as a miss (a seqlock). The slot's
+ * contents are read and written as relaxed atomic words, as the C11 memory model asks of a
+ * seqlock's data (plain accesses that may overlap a write are a data race, which
+ * ThreadSanitizer reports); on x86-64 they are plain loads and stores. */
+#define INFO_WORDS ((sizeof(xchg_type_t) + sizeof(uint64_t) - 1) / sizeof(uint64_t))
 typedef struct type_slot {
     unsigned version;
     int used;
-    xchg_type_t info; /* info.type is the key */
+    uint64_t info[INFO_WORDS]; /* an xchg_type_t; its type is the key */
 } type_slot_t;
 
 static type_slot_t type_cache[1 << TYPE_CACHE_BITS];
@@ -135,28 +139,44 @@ static size_t slot_of(MPI_Datatype type)
     return (size_t)(h >> (64 - TYPE_CACHE_BITS));
 }
 
+/* The slot's information, word by word. */
+static void slot_load(const type_slot_t *slot, xchg_type_t *info)
+{
+    uint64_t words[INFO_WORDS];
+    for (size_t w = 0; w < INFO_WORDS; w++)
+        words[w] = __atomic_load_n(&slot->info[w], __ATOMIC_RELAXED);
+    memcpy(info, words, sizeof *info);
+}
+
 static int cache_lookup(MPI_Datatype type, xchg_type_t *info)
 {
     type_slot_t *slot = &type_cache[slot_of(type)];
     unsigned before = __atomic_load_n(&slot->version, __ATOMIC_ACQUIRE);
-    int hit;
+    xchg_type_t seen;
+    int used;
     if (before & 1)
         return 0;
-    hit = slot->used && slot->info.type == type;
-    if (hit)
-        *info = slot->info;
+    used = __atomic_load_n(&slot->used, __ATOMIC_RELAXED);
+    slot_load(slot, &seen);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    return hit && __atomic_load_n(&slot->version, __ATOMIC_RELAXED) == before;
+    if (!used || seen.type != type || __atomic_load_n(&slot->version, __ATOMIC_RELAXED) != before)
+        return 0;
+    *info = seen;
+    return 1;
 }
 
 /* Change a slot under the lock, its version odd meanwhile. */
 static void slot_write(type_slot_t *slot, int used, const xchg_type_t *info)
 {
+    uint64_t words[INFO_WORDS] = {0};
     __atomic_add_fetch(&slot->version, 1, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    slot->used = used;
-    if (info)
-        slot->info = *info;
+    __atomic_store_n(&slot->used, used, __ATOMIC_RELAXED);
+    if (info) {
+        memcpy(words, info, sizeof *info);
+        for (size_t w = 0; w < INFO_WORDS; w++)
+            __atomic_store_n(&slot->info[w], words[w], __ATOMIC_RELAXED);
+    }
     __atomic_add_fetch(&slot->version, 1, __ATOMIC_RELEASE);
 }
 
@@ -174,12 +194,14 @@ unsigned xchg_type_generation = 1;
 static int cache_evict(MPI_Datatype type, int keyval, void *value, void *extra)
 {
     type_slot_t *slot = &type_cache[slot_of(type)];
+    xchg_type_t held;
     __atomic_add_fetch(&xchg_type_generation, 1, __ATOMIC_ACQ_REL);
     (void)keyval;
     (void)value;
     (void)extra;
     pthread_mutex_lock(&type_cache_lock);
-    if (slot->used && slot->info.type == type)
+    slot_load(slot, &held); /* writers hold the lock: no change meanwhile */
+    if (slot->used && held.type == type)
         slot_write(slot, 0, NULL);
     pthread_mutex_unlock(&type_cache_lock);
     return MPI_SUCCESS;

@@ -12,15 +12,19 @@
  * on the calls that learning watches).
  *
  * Errors from the library's own work go through the user's communicator's error handler, once,
- * like a native error; invalid arguments never reach the library (the PMPI call reports them).
+ * like a native error; invalid arguments never reach the library (the PMPI call reports them),
+ * except those the MPI library reports on one rank only (sizes that differ, aliased buffers:
+ * shim/normalize.c), which that rank reports after taking part in the call.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "normalize.h"
 
-/* What served the last call of each collective, for the tools (xchg_last_choice). */
-static xchg_choice_t last_choice[XCHG_NCOLLS] = {{-1, {0}, 0.0}, {-1, {0}, 0.0}, {-1, {0}, 0.0}};
+/* What served this thread's last call of each collective, for the tools (xchg_last_choice): per
+ * thread, so that threads calling collectives at once (MPI_THREAD_MULTIPLE) never share it. */
+static __thread xchg_choice_t last_choice[XCHG_NCOLLS] = {
+    {-1, {0}, 0.0}, {-1, {0}, 0.0}, {-1, {0}, 0.0}};
 static xchg_choice_t native_choice[XCHG_NCOLLS]; /* native of each collective */
 
 /* The machine the models price with, when XCHG_TUNING gives none: the cache's, else measured
@@ -67,7 +71,7 @@ static void machine_setup(void)
 static void setup(void)
 {
     for (int coll = 0; coll < XCHG_NCOLLS; coll++)
-        native_choice[coll].algo = xchg_algo_find(coll, "native");
+        native_choice[coll].algo = xchg_native_index(coll);
     xchg_config_load();
     if (xchg_config.disable)
         return;
@@ -132,8 +136,10 @@ static double start_time(void)
     return xchg_config.stats ? PMPI_Wtime() : -1.0;
 }
 
-/* Account a call, report its time to learning, and report a library error through the
- * communicator's error handler. */
+/* Account a call, report its time to learning, and report an error through the
+ * communicator's error handler. Every rank reports a learning call, a failed one too, so that
+ * all ranks' trials stay in step (learning agrees on the times collectively); an error the call
+ * deferred (its own erroneous arguments, xchg_outcome_t.deferred) comes after a call that ran. */
 static int finish(int rc, int coll, const xchg_outcome_t *out, double start, MPI_Comm comm)
 {
     if (out->algo >= 0) {
@@ -142,9 +148,13 @@ static int finish(int rc, int coll, const xchg_outcome_t *out, double start, MPI
         last_choice[coll].params = out->params;
         if (xchg_config.stats)
             xchg_stats_add(coll, out->algo, &out->params, out->key, now - start);
-        if (out->trial >= 0 && rc == MPI_SUCCESS)
-            rc = xchg_learn_record(out->ctx, out->trial, out->start, xchg_learn_clock());
+        if (out->trial >= 0) { /* every rank, whatever the call returned: agreed in step */
+            int learned = xchg_learn_record(out->ctx, out->trial, out->start, xchg_learn_clock());
+            rc = rc == MPI_SUCCESS ? learned : rc;
+        }
     }
+    if (rc == MPI_SUCCESS && comm != MPI_COMM_NULL)
+        rc = out->deferred;
     if (rc != MPI_SUCCESS && comm != MPI_COMM_NULL) /* NULL: the MPI library reported it */
         PMPI_Comm_call_errhandler(comm, rc);
     return rc;

@@ -79,8 +79,10 @@ static int shape_is(const xchg_shape_t *s, int coll, unsigned bucket, unsigned s
 static int taken(const xchg_lp_cand_t *cand, int n, const xchg_choice_t *c)
 {
     for (int i = 1; i < n; i++) {
-        if (cand[i].algo == c->algo && cand[i].params.radix == c->params.radix &&
-            cand[i].params.nports == c->params.nports)
+        const xchg_params_t *a = &cand[i].params, *b = &c->params;
+        if (cand[i].algo == c->algo && a->radix == b->radix && a->nports == b->nports &&
+            a->inner == b->inner && a->dims_r == b->dims_r && a->dims_c == b->dims_c &&
+            a->leaders == b->leaders)
             return 1;
         if (cand[i].predicted == c->time &&
             xchg_algos[cand[i].algo].shared_memory == xchg_algos[c->algo].shared_memory)
@@ -107,8 +109,7 @@ static int candidates(const xchg_call_t *call, const xchg_choice_t *decided, xch
                       int *first)
 {
     xchg_choice_t ranked[XCHG_MAX_ALGOS], d = *decided;
-    int n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS), native = xchg_algo_find(call->coll,
-                                                                                     "native");
+    int n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS), native = xchg_native_index(call->coll);
     int ncand = 1;
     double best = 0.0;
 

@@ -5,12 +5,14 @@
  *   1. cases the library does not handle go to the MPI library unchanged (XCHG_PASS):
  *      XCHG_DISABLE, MPI_COMM_NULL, intercommunicators, and invalid arguments (negative
  *      counts, MPI_DATATYPE_NULL, uncommitted types, a NULL buffer with data described by a
- *      dense type (an address-0 buffer), mismatched send/receive sizes), so that the MPI
- *      library reports them exactly as it would without xchg. Every other case, MPI_BOTTOM
- *      with absolute-address types included, is served by xchg on every rank: which protocol
- *      runs never depends on how one rank describes its buffers, only on values that MPI
- *      requires to be equal on all ranks (communicator, block size, MPI_IN_PLACE for the
- *      equal-block collectives) or that the ranks agree on;
+ *      dense type (an address-0 buffer)), so that the MPI library reports them exactly as it
+ *      would without xchg. Every other case, MPI_BOTTOM with absolute-address types included,
+ *      is served by xchg on every rank: which protocol runs never depends on how one rank
+ *      describes its buffers, only on values that MPI requires to be equal on all ranks
+ *      (communicator, receive block size, MPI_IN_PLACE for the equal-block collectives) or
+ *      that the ranks agree on. A rank whose own sizes do not match or whose buffers alias
+ *      (erroneous, but reported by the MPI library on that rank only) takes part like the
+ *      others and reports the library's error afterwards (the section before block_args_t);
  *   2. the context of the communicator (shim/context.c) and the algorithm (shim/select.c);
  *   3. send data: used in place when the send type is dense, else packed into scratch; with
  *      MPI_IN_PLACE it is taken from the receive buffer (sendcount and sendtype ignored);
@@ -174,78 +176,198 @@ int xchg_fast_native(int coll, const void *sendbuf, MPI_Count sendcount, MPI_Dat
     return fast_tick(ctx, memo->learned, watch);
 }
 
-/* Types and block size of an equal-block call (step 1 after the context), or XCHG_PASS. */
-static int block_types(int in_place, MPI_Count sendcount, MPI_Datatype sendtype,
-                       MPI_Count recvcount, MPI_Datatype recvtype, xchg_type_t *st,
-                       xchg_type_t *rt, size_t *block)
+/* ---- erroneous arguments the MPI library reports on the rank that passes them ----
+ *
+ * Some erroneous calls are reported by the MPI library on the rank whose own arguments are
+ * wrong, while the other ranks' arguments are right (MPICH 4.0.2 and Open MPI 4.1.4 as
+ * measured; tests/mpi/errors_length.c and errors_alias.c compare every case with the library):
+ *   - a send size that differs from the receive size (MPI_Alltoall, MPI_Allgather, and
+ *     MPI_Alltoallv's message to self): a longer one is MPI_ERR_TRUNCATE in both libraries (the
+ *     copy to self, or Open MPI's argument check); a shorter one is MPI_ERR_TRUNCATE in Open
+ *     MPI's MPI_Alltoall and MPI_Alltoallv, whose argument checks compare the sizes, and no
+ *     error otherwise;
+ *   - aliased buffers, in MPICH only (Open MPI does not check): MPI_ERR_BUFFER before any
+ *     communication when, with the same count and type on both sides (count not 0), the send
+ *     buffer is the receive buffer (MPI_Alltoall) or this rank's own block of it, at rank *
+ *     count * size bytes (MPI_Allgather); for MPI_Alltoallv when the buffers are the same, the
+ *     two count arrays are the same array and the types the same, whatever the counts.
+ * Handing such a call to the MPI library on that rank alone would leave the other ranks in
+ * xchg's rounds waiting for it. So the rank takes part in the call at the size the others use
+ * (the receive block; its send blocks cut there or padded with zeros; with aliased buffers it
+ * receives into scratch and leaves its buffer alone, as MPICH does), and the error goes through
+ * the communicator's error handler after the rounds (xchg_outcome_t.deferred). Other
+ * overlapping buffers, which the MPI library accepts, are served with the send side packed
+ * first, so that the rounds never read what they have already written.
+ */
+
+static int size_mismatch_error(int coll, size_t send_bytes, size_t recv_bytes)
 {
-    if (lookup_types(in_place, sendtype, recvtype, st, rt) != MPI_SUCCESS)
-        return XCHG_PASS;
-    *block = (size_t)recvcount * rt->size;
-    if ((size_t)(in_place ? recvcount : sendcount) * st->size != *block)
-        return XCHG_PASS;
+    if (send_bytes > recv_bytes)
+        return MPI_ERR_TRUNCATE;
+#ifdef OPEN_MPI
+    if (send_bytes < recv_bytes && coll != XCHG_ALLGATHER)
+        return MPI_ERR_TRUNCATE;
+#else
+    (void)coll;
+#endif
     return MPI_SUCCESS;
 }
 
+/* Does the MPI library reject this call's buffers as aliased (MPICH's checks, above)? */
+static int library_rejects_alias(int coll, const void *sendbuf, MPI_Count sendcount,
+                                 MPI_Datatype sendtype, const void *recvbuf, MPI_Count recvcount,
+                                 MPI_Datatype recvtype, int rank, size_t recv_size)
+{
+#ifdef MPICH
+    uintptr_t own = (uintptr_t)recvbuf;
+    if (sendbuf == MPI_IN_PLACE || sendcount != recvcount || sendtype != recvtype || sendcount == 0)
+        return 0;
+    if (coll == XCHG_ALLGATHER)
+        own += (uintptr_t)rank * (uintptr_t)recvcount * (uintptr_t)recv_size;
+    return (uintptr_t)sendbuf == own;
+#else
+    (void)coll, (void)sendbuf, (void)sendcount, (void)sendtype, (void)recvbuf, (void)recvcount;
+    (void)recvtype, (void)rank, (void)recv_size;
+    return 0;
+#endif
+}
+
+static int overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return a_bytes > 0 && b_bytes > 0 && x < y + b_bytes && y < x + a_bytes;
+}
+
+/* One MPI_Alltoall or MPI_Allgather as the shim sees it: the arguments, then what block_call
+ * finds out. With MPI_IN_PLACE the send side is the receive side (all of recvbuf for
+ * alltoall, this rank's block of it for allgather). */
+typedef struct block_args {
+    int coll, in_place;
+    const void *sendbuf;
+    MPI_Count sendcount;
+    MPI_Datatype sendtype;
+    void *recvbuf;
+    MPI_Count recvcount;
+    MPI_Datatype recvtype;
+    MPI_Comm comm;
+    xchg_ctx_t *ctx;
+    xchg_type_t st, rt;
+    size_t block;      /* bytes of every block: the receive block, the same on every rank */
+    size_t send_block; /* this rank's send block as it describes it: block, unless erroneous */
+    int discard;       /* receive into scratch, leave recvbuf alone (an aliased call) */
+    int pack_send;     /* the send side goes through scratch (not dense, in place, another
+                          size than block, or overlapping the receive buffer) */
+} block_args_t;
+
+/* This rank's own erroneous arguments (file section above) and how its send side is taken. */
+static void block_checks(block_args_t *a, xchg_outcome_t *out)
+{
+    int p = a->ctx->size, in_own_block;
+    a->send_block = (size_t)a->sendcount * a->st.size;
+    if (a->send_block != a->block)
+        out->deferred = size_mismatch_error(a->coll, a->send_block, a->block);
+    if (library_rejects_alias(a->coll, a->in_place ? MPI_IN_PLACE : a->sendbuf, a->sendcount,
+                              a->sendtype, a->recvbuf, a->recvcount, a->recvtype, a->ctx->rank,
+                              a->rt.size)) {
+        a->discard = 1;
+        out->deferred = MPI_ERR_BUFFER;
+    }
+    /* the algorithms read dense user buffers in place; allgather's own block may alias its
+     * place in recvbuf (MPI_IN_PLACE), nothing else may overlap what they write */
+    in_own_block = a->coll == XCHG_ALLGATHER &&
+                   a->sendbuf == (const char *)a->recvbuf + (size_t)a->ctx->rank * a->block;
+    a->pack_send = (a->in_place && a->coll == XCHG_ALLTOALL) || !a->st.dense ||
+                   a->send_block != a->block;
+    if (!a->pack_send && !a->discard && a->rt.dense && !in_own_block)
+        a->pack_send = overlaps(a->sendbuf, (a->coll == XCHG_ALLTOALL ? (size_t)p : 1) * a->block,
+                                a->recvbuf, (size_t)p * a->block);
+}
+
 /* Steps 1 and 2 for the collectives of equal blocks: pass-through checks, types, the block
- * size, the context and the choice. With MPI_IN_PLACE the send side becomes the receive side:
- * all of recvbuf for alltoall, this rank's block of it for allgather. A call with the same
+ * size, this rank's own argument errors, the context and the choice. A call with the same
  * arguments as the communicator's last one of this collective takes the memorised types and
  * choice (xchg_memo_t): only the buffers are checked anew. */
-static int block_call(int coll, const void **sendbuf, MPI_Count *sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                      xchg_type_t *st, xchg_type_t *rt, size_t *block, xchg_ctx_t **ctx,
-                      xchg_outcome_t *out)
+static int block_call(block_args_t *a, xchg_outcome_t *out)
 {
-    int in_place = *sendbuf == MPI_IN_PLACE, rc, watch = -1;
+    int rc, watch = -1;
     const xchg_memo_t *memo;
     xchg_call_t call;
 
-    if (recvcount < 0 || recvtype == MPI_DATATYPE_NULL ||
-        (!in_place && (*sendcount < 0 || sendtype == MPI_DATATYPE_NULL)))
+    if (a->recvcount < 0 || a->recvtype == MPI_DATATYPE_NULL ||
+        (!a->in_place && (a->sendcount < 0 || a->sendtype == MPI_DATATYPE_NULL)))
         return XCHG_PASS;
-    rc = context_for(comm, ctx, out);
+    rc = context_for(a->comm, &a->ctx, out);
     if (rc != MPI_SUCCESS)
         return rc;
-    memo = memo_hit(*ctx, coll, in_place, *sendcount, sendtype, recvcount, recvtype);
-    if (memo && !fast_tick(*ctx, memo->learned, &watch))
+    memo = memo_hit(a->ctx, a->coll, a->in_place, a->sendcount, a->sendtype, a->recvcount,
+                    a->recvtype);
+    if (memo && !fast_tick(a->ctx, memo->learned, &watch))
         memo = NULL; /* learned again from this call on: select anew */
     if (memo) {
-        *st = memo->st;
-        *rt = memo->rt;
-        *block = (size_t)recvcount * rt->size;
-    } else {
-        rc = block_types(in_place, *sendcount, sendtype, recvcount, recvtype, st, rt, block);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    if (in_place) {
-        *sendcount = recvcount;
-        *sendbuf = coll == XCHG_ALLGATHER
-                       ? (const char *)recvbuf + (MPI_Aint)(*ctx)->rank * recvcount * rt->extent
-                       : recvbuf;
-    }
-    if (bad_buffer(recvbuf, *block, rt) || bad_buffer(*sendbuf, *block, st))
+        a->st = memo->st;
+        a->rt = memo->rt;
+    } else if (lookup_types(a->in_place, a->sendtype, a->recvtype, &a->st, &a->rt) !=
+               MPI_SUCCESS) {
         return XCHG_PASS;
-    out->key = *block;
-    out->ctx = *ctx;
+    }
+    a->block = (size_t)a->recvcount * a->rt.size;
+    if (a->in_place) {
+        a->sendcount = a->recvcount;
+        a->sendbuf = a->coll == XCHG_ALLGATHER ? (const char *)a->recvbuf +
+                                                     (MPI_Aint)a->ctx->rank * a->recvcount *
+                                                         a->rt.extent
+                                               : a->recvbuf;
+    }
+    if (bad_buffer(a->recvbuf, a->block, &a->rt) ||
+        bad_buffer(a->sendbuf, (size_t)a->sendcount * a->st.size, &a->st))
+        return XCHG_PASS;
+    block_checks(a, out);
+    out->key = a->block;
+    out->ctx = a->ctx;
     if (memo) {
         out->algo = memo->choice.algo;
         out->params = memo->choice.params;
         if (watch >= 0) { /* a watched call of the settled shape: timed from here */
             out->trial = watch;
-            out->start = xchg_learn_start(*ctx);
+            out->start = xchg_learn_start(a->ctx);
         }
         return xchg_algos[out->algo].native ? XCHG_PASS : MPI_SUCCESS;
     }
     memset(&call, 0, sizeof call);
-    call.coll = coll;
-    call.comm_size = (*ctx)->size;
-    call.topo = &(*ctx)->topo;
-    call.block_bytes = *block;
-    rc = choose(*ctx, &call, out);
+    call.coll = a->coll;
+    call.comm_size = a->ctx->size;
+    call.topo = &a->ctx->topo;
+    call.block_bytes = a->block;
+    rc = choose(a->ctx, &call, out);
     if ((rc == MPI_SUCCESS || rc == XCHG_PASS) && out->trial < 0)
-        memo_store(*ctx, coll, in_place, *sendcount, sendtype, recvcount, recvtype, st, rt, out);
+        memo_store(a->ctx, a->coll, a->in_place, a->sendcount, a->sendtype, a->recvcount,
+                   a->recvtype, &a->st, &a->rt, out);
+    return rc;
+}
+
+/* Step 3 for equal blocks: nblocks send blocks (block j of the user's at j * sendcount
+ * elements) packed to `packed`, block j at j * block; a longer block is cut, a shorter one
+ * padded with zeros (an erroneous call, block_checks). */
+static int pack_blocks(block_args_t *a, int nblocks, char *packed)
+{
+    char *staging = packed;
+    int rc = MPI_SUCCESS;
+
+    if (a->send_block > a->block) {
+        staging = xchg_scratch_push(a->ctx, a->send_block);
+        if (!staging)
+            return MPI_ERR_NO_MEM;
+    }
+    for (int j = 0; j < nblocks && rc == MPI_SUCCESS; j++) {
+        char *to = packed + (size_t)j * a->block;
+        rc = xchg_pack((const char *)a->sendbuf + (MPI_Aint)j * a->sendcount * a->st.extent,
+                       (size_t)a->sendcount, &a->st, staging == packed ? to : staging,
+                       a->ctx->comm);
+        if (staging != packed)
+            memcpy(to, staging, a->block);
+        else if (a->send_block < a->block)
+            memset(to + a->send_block, 0, a->block - a->send_block);
+    }
     return rc;
 }
 
@@ -260,86 +382,85 @@ static int unpack_blocks(const char *recv, int p, size_t block, void *recvbuf,
     return rc;
 }
 
+/* Where the algorithm receives: the user's buffer when dense, else (or when the buffer is to
+ * be left alone) scratch. */
+static char *receive_side(block_args_t *a)
+{
+    if (a->rt.dense && !a->discard)
+        return a->recvbuf;
+    return xchg_scratch_push(a->ctx, (size_t)a->ctx->size * a->block);
+}
+
 int xchg_do_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                      xchg_outcome_t *out)
 {
-    xchg_type_t st, rt;
-    xchg_ctx_t *ctx;
-    int in_place = sendbuf == MPI_IN_PLACE, rc, p;
-    const char *send;
-    char *recv, *packed;
-    size_t block;
+    block_args_t a = {.coll = XCHG_ALLTOALL, .in_place = sendbuf == MPI_IN_PLACE,
+                      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                      .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype,
+                      .comm = comm};
+    int rc = block_call(&a, out), p;
+    const char *send = a.sendbuf;
+    char *recv;
 
-    rc = block_call(XCHG_ALLTOALL, &sendbuf, &sendcount, sendtype, recvbuf, recvcount, recvtype,
-                    comm, &st, &rt, &block, &ctx, out);
-    if (rc != MPI_SUCCESS || block == 0)
+    if (rc != MPI_SUCCESS || a.block == 0)
         return rc;
-    p = ctx->size;
+    p = a.ctx->size;
 
     /* send blocks: in place, or packed (always a copy when MPI_IN_PLACE) */
-    send = sendbuf;
-    if (in_place || !st.dense) {
-        packed = xchg_scratch_push(ctx, (size_t)p * block);
+    if (a.pack_send) {
+        char *packed = xchg_scratch_push(a.ctx, (size_t)p * a.block);
         if (!packed)
             return MPI_ERR_NO_MEM;
-        for (int j = 0; j < p; j++) {
-            rc = xchg_pack((const char *)sendbuf + (MPI_Aint)j * sendcount * st.extent,
-                           (size_t)sendcount, &st, packed + (size_t)j * block, ctx->comm);
-            if (rc != MPI_SUCCESS)
-                return rc;
-        }
+        rc = pack_blocks(&a, p, packed);
+        if (rc != MPI_SUCCESS)
+            return rc;
         send = packed;
     }
-    recv = recvbuf;
-    if (!rt.dense) {
-        recv = xchg_scratch_push(ctx, (size_t)p * block);
-        if (!recv)
-            return MPI_ERR_NO_MEM;
-    }
-    rc = xchg_algo_impl(out->algo)->alltoall(ctx, send, recv, block, &out->params);
-    if (rc != MPI_SUCCESS || rt.dense)
+    recv = receive_side(&a);
+    if (!recv)
+        return MPI_ERR_NO_MEM;
+    rc = xchg_algo_impl(out->algo)->alltoall(a.ctx, send, recv, a.block, &out->params);
+    if (rc != MPI_SUCCESS || recv == recvbuf || a.discard)
         return rc;
-    return unpack_blocks(recv, p, block, recvbuf, recvcount, &rt, ctx->comm);
+    return unpack_blocks(recv, p, a.block, recvbuf, recvcount, &a.rt, a.ctx->comm);
 }
 
 int xchg_do_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                       xchg_outcome_t *out)
 {
-    xchg_type_t st, rt;
-    xchg_ctx_t *ctx;
-    int rc, p, rank;
-    const char *send;
+    block_args_t a = {.coll = XCHG_ALLGATHER, .in_place = sendbuf == MPI_IN_PLACE,
+                      .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                      .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype,
+                      .comm = comm};
+    int rc = block_call(&a, out), p;
+    const char *send = a.sendbuf;
     char *recv;
-    size_t block;
 
-    rc = block_call(XCHG_ALLGATHER, &sendbuf, &sendcount, sendtype, recvbuf, recvcount, recvtype,
-                    comm, &st, &rt, &block, &ctx, out);
-    if (rc != MPI_SUCCESS || block == 0)
+    if (rc != MPI_SUCCESS || a.block == 0)
         return rc;
-    p = ctx->size;
-    rank = ctx->rank;
+    p = a.ctx->size;
 
-    recv = rt.dense ? recvbuf : xchg_scratch_push(ctx, (size_t)p * block);
+    recv = receive_side(&a);
     if (!recv)
         return MPI_ERR_NO_MEM;
-    /* own block: straight from the user (dense, possibly in place), else packed */
-    send = sendbuf;
-    if (!st.dense) {
-        char *packed = rt.dense ? xchg_scratch_push(ctx, block)
-                                : recv + (size_t)rank * block;
+    /* own block: straight from the user (dense, possibly in place), else packed (into its
+     * place when receiving into scratch) */
+    if (a.pack_send) {
+        char *packed = recv != recvbuf ? recv + (size_t)a.ctx->rank * a.block
+                                       : xchg_scratch_push(a.ctx, a.block);
         if (!packed)
             return MPI_ERR_NO_MEM;
-        rc = xchg_pack(sendbuf, (size_t)sendcount, &st, packed, ctx->comm);
+        rc = pack_blocks(&a, 1, packed);
         if (rc != MPI_SUCCESS)
             return rc;
         send = packed;
     }
-    rc = xchg_algo_impl(out->algo)->allgather(ctx, send, recv, block, &out->params);
-    if (rc != MPI_SUCCESS || rt.dense)
+    rc = xchg_algo_impl(out->algo)->allgather(a.ctx, send, recv, a.block, &out->params);
+    if (rc != MPI_SUCCESS || recv == recvbuf || a.discard)
         return rc;
-    return unpack_blocks(recv, p, block, recvbuf, recvcount, &rt, ctx->comm);
+    return unpack_blocks(recv, p, a.block, recvbuf, recvcount, &a.rt, a.ctx->comm);
 }
 
 static MPI_Count count_at(xchg_counts_t counts, int j)
@@ -552,6 +673,8 @@ typedef struct v_layout {
     size_t send_total, recv_total;
     MPI_Aint send_shift, recv_shift;
     uint64_t stats[3]; /* bytes sent, bytes received, largest single message */
+    int pack_send;     /* the send side overlaps the receive buffer: packed first */
+    int discard;       /* receive into scratch and leave recvbuf alone (an aliased call) */
 } v_layout_t;
 
 static int v_layout(xchg_ctx_t *ctx, xchg_counts_t sendcounts, xchg_counts_t sdispls,
@@ -561,6 +684,7 @@ static int v_layout(xchg_ctx_t *ctx, xchg_counts_t sendcounts, xchg_counts_t sdi
     int p = ctx->size;
     size_t largest = 0;
 
+    memset(l, 0, sizeof *l);
     l->sendbytes = xchg_scratch_push(ctx, 4 * (size_t)p * sizeof(size_t));
     if (!l->sendbytes)
         return MPI_ERR_NO_MEM;
@@ -581,6 +705,54 @@ static int v_layout(xchg_ctx_t *ctx, xchg_counts_t sendcounts, xchg_counts_t sdi
     return MPI_SUCCESS;
 }
 
+/* The bytes [0, span) past buf + shift that one side's dense blocks occupy. */
+static size_t side_span(int p, const size_t *bytes, const size_t *offs)
+{
+    size_t span = 0;
+    for (int j = 0; j < p; j++)
+        if (bytes[j] > 0 && offs[j] + bytes[j] > span)
+            span = offs[j] + bytes[j];
+    return span;
+}
+
+/* This rank's own erroneous arguments (the section before block_args_t): the message to self
+ * of another size than it receives (cut to the shorter; the library's error deferred), aliased
+ * buffers that MPICH rejects (received into scratch, MPI_ERR_BUFFER deferred: then the receive
+ * side is laid out packed), or other dense buffers that overlap (the send side packed first). */
+static void v_checks(xchg_ctx_t *ctx, const void *sendbuf, xchg_counts_t sendcounts,
+                     MPI_Datatype sendtype, const void *recvbuf, xchg_counts_t recvcounts,
+                     MPI_Datatype recvtype, const xchg_type_t *rt, v_layout_t *l,
+                     xchg_outcome_t *out)
+{
+    int p = ctx->size, rank = ctx->rank;
+    size_t *mine_s = &l->sendbytes[rank], *mine_r = &l->recvbytes[rank];
+
+    if (*mine_s != *mine_r) {
+        out->deferred = size_mismatch_error(XCHG_ALLTOALLV, *mine_s, *mine_r);
+        *mine_s = *mine_r = *mine_s < *mine_r ? *mine_s : *mine_r;
+    }
+#ifdef MPICH
+    if (sendbuf != MPI_IN_PLACE && sendbuf == recvbuf && sendtype == recvtype &&
+        sendcounts.i == recvcounts.i && sendcounts.c == recvcounts.c) {
+        l->recv_total = 0; /* packed in scratch, one block after another */
+        for (int j = 0; j < p; j++) {
+            l->recvoffs[j] = l->recv_total;
+            l->recv_total += l->recvbytes[j];
+        }
+        l->discard = 1;
+        out->deferred = MPI_ERR_BUFFER;
+        return;
+    }
+#else
+    (void)sendcounts, (void)sendtype, (void)recvcounts, (void)recvtype;
+#endif
+    if (sendbuf != MPI_IN_PLACE && rt->dense)
+        l->pack_send = overlaps((const char *)sendbuf + l->send_shift,
+                                side_span(p, l->sendbytes, l->sendoffs),
+                                (const char *)recvbuf + l->recv_shift,
+                                side_span(p, l->recvbytes, l->recvoffs));
+}
+
 /* Pack what needs packing, run the chosen algorithm, keep what it carried, unpack. */
 static int v_run(xchg_ctx_t *ctx, const void *sendbuf, xchg_counts_t sendcounts,
                  xchg_counts_t sdispls, const xchg_type_t *st, void *recvbuf,
@@ -593,13 +765,13 @@ static int v_run(xchg_ctx_t *ctx, const void *sendbuf, xchg_counts_t sendcounts,
     char *recv = (char *)recvbuf + l->recv_shift;
 
     memcpy(carry.mine, l->stats, sizeof carry.mine);
-    if (in_place || !st->dense) {
+    if (in_place || !st->dense || l->pack_send) {
         rc = v_pack(ctx, in_place ? recvbuf : sendbuf, sendcounts, sdispls, st, l->send_total,
                     l->sendoffs, &send);
         if (rc != MPI_SUCCESS)
             return rc;
     }
-    if (!rt->dense) {
+    if (!rt->dense || l->discard) {
         recv = xchg_scratch_push(ctx, l->recv_total);
         if (!recv)
             return MPI_ERR_NO_MEM;
@@ -607,8 +779,9 @@ static int v_run(xchg_ctx_t *ctx, const void *sendbuf, xchg_counts_t sendcounts,
     rc = xchg_algo_impl(out->algo)->alltoallv(ctx, send, l->sendbytes, l->sendoffs, recv,
                                               l->recvbytes, l->recvoffs, call, &out->params,
                                               carrying ? &carry : NULL);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    /* carried statistics are kept even from a call that failed on this rank (a truncated
+     * message of an erroneous program): the other ranks keep theirs, and the next call must be
+     * decided alike everywhere */
     if (carry.done) {
         memcpy(ctx->shim->carried, carry.agreed, sizeof carry.agreed);
         ctx->shim->carried_age = 0;
@@ -616,7 +789,9 @@ static int v_run(xchg_ctx_t *ctx, const void *sendbuf, xchg_counts_t sendcounts,
     } else if (carrying && ++ctx->shim->carried_age >= max_age(ctx->shim)) {
         ctx->shim->carried_valid = 0; /* asked to carry, it could not: the statistics age */
     }
-    for (int j = 0; j < ctx->size && rc == MPI_SUCCESS && !rt->dense; j++)
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (int j = 0; j < ctx->size && rc == MPI_SUCCESS && !rt->dense && !l->discard; j++)
         rc = xchg_unpack(recv + l->recvoffs[j], (size_t)count_at(recvcounts, j), rt,
                          (char *)recvbuf + displ_at(rdispls, j) * rt->extent, ctx->comm);
     return rc;
@@ -686,6 +861,8 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
     if ((!in_place && bad_buffer(sendbuf, l.send_total, &st)) ||
         bad_buffer(recvbuf, l.recv_total, &rt))
         return XCHG_PASS;
+
+    v_checks(ctx, sendbuf, sendcounts, sendtype, recvbuf, recvcounts, recvtype, &rt, &l, out);
 
     /* steps 3 and 4: pack, run, unpack */
     version = ctx->shim->carried_version;

@@ -40,6 +40,9 @@ typedef struct xchg_outcome {
     double start;         /* when a trial call started running (after the choice) */
     int learned;          /* learning slot of a settled shape, or -1 (shim/learn.c) */
     int watched;          /* the call is a watched call of the settled shape in slot trial */
+    int deferred;         /* an error class this rank reports after taking part in the call
+                             (its own arguments are erroneous in a way the MPI library reports
+                             on this rank; shim/normalize.c), or MPI_SUCCESS */
 } xchg_outcome_t;
 
 /* Counts and displacements arrive as int (MPI_Alltoallv) or MPI_Count/MPI_Aint (_c). */

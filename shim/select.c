@@ -23,6 +23,13 @@
  * and every rank makes the same sequence of calls on a communicator, so a bucket decided from
  * its first call's exact values is decided the same way on every rank, and eviction (by
  * position, no clock) is the same everywhere too.
+ *
+ * Selection joins the registry's entries (tuning/registry.c: everything about an algorithm that
+ * needs no MPI) with the functions that run them (algos/impls.c, by collective and name) once,
+ * in xchg_algo_bind, which reports an entry without a function; xchg_algo_impl is the join.
+ * Cached and memorised decisions carry the configuration's generation, which
+ * xchg_select_forget bumps when the configuration changes (xchg_force, a table loaded or
+ * dropped).
  */
 #include <math.h>
 #include <stdio.h>
@@ -86,6 +93,55 @@ unsigned xchg_skew_class(const xchg_call_t *call)
     return c;
 }
 
+/* ---- the configuration's generation and the binding of the registry to functions ---- */
+
+/* Bumped by xchg_select_forget: cached decisions of an older generation are void. */
+static unsigned config_generation = 1;
+
+unsigned xchg_select_generation(void)
+{
+    return __atomic_load_n(&config_generation, __ATOMIC_RELAXED);
+}
+
+void xchg_select_forget(void)
+{
+    __atomic_add_fetch(&config_generation, 1, __ATOMIC_RELAXED);
+}
+
+/* The implementations of the registry's entries, by index (xchg_algo_bind). */
+#define XCHG_REGISTRY_MAX 64
+static const xchg_impl_t *bound[XCHG_REGISTRY_MAX];
+static int bound_done;
+
+int xchg_algo_bind(void)
+{
+    int missing = 0;
+    if (__atomic_load_n(&bound_done, __ATOMIC_ACQUIRE))
+        return 0;
+    for (int i = 0; i < xchg_nalgos && i < XCHG_REGISTRY_MAX; i++) {
+        bound[i] =
+            xchg_algos[i].native ? NULL : xchg_impl_find(xchg_algos[i].coll, xchg_algos[i].name);
+        if (!xchg_algos[i].native && !bound[i]) {
+            missing++;
+            xchg_warn("internal: %s algorithm '%s' of the registry (tuning/registry.c) has no "
+                      "implementation in algos/impls.c; it is never run",
+                      xchg_coll_name(xchg_algos[i].coll), xchg_algos[i].name);
+        }
+    }
+    if (xchg_nalgos > XCHG_REGISTRY_MAX)
+        xchg_warn("internal: the registry has %d entries, only %d are bound", xchg_nalgos,
+                  XCHG_REGISTRY_MAX);
+    __atomic_store_n(&bound_done, 1, __ATOMIC_RELEASE);
+    return missing;
+}
+
+const xchg_impl_t *xchg_algo_impl(int index)
+{
+    if (!__atomic_load_n(&bound_done, __ATOMIC_ACQUIRE))
+        xchg_algo_bind();
+    return index >= 0 && index < xchg_nalgos && index < XCHG_REGISTRY_MAX ? bound[index] : NULL;
+}
+
 int xchg_model_rank(const xchg_call_t *call, xchg_choice_t *ranked, int max)
 {
     xchg_choice_t all[XCHG_MAX_ALGOS];
@@ -115,8 +171,7 @@ int xchg_model_rank(const xchg_call_t *call, xchg_choice_t *ranked, int max)
 static int model_choice(const xchg_call_t *call, xchg_params_t *params)
 {
     xchg_choice_t ranked[XCHG_MAX_ALGOS];
-    int n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS),
-        native = xchg_algo_find(call->coll, "native");
+    int n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS), native = xchg_native_index(call->coll);
     double native_time = INFINITY;
 
     for (int i = 0; i < n; i++)
@@ -362,7 +417,7 @@ int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf
         if (block_bytes <= (size_t)INT32_MAX)
             return PMPI_Alltoall(sendbuf, (int)block_bytes, MPI_BYTE, recvbuf, (int)block_bytes,
                                  MPI_BYTE, ctx->user);
-        algo = xchg_algo_find(XCHG_ALLTOALL, "pairwise");
+        algo = xchg_baseline_index(XCHG_ALLTOALL);
         memset(&chosen, 0, sizeof chosen);
         xchg_algos[algo].cost(&call, &xchg_config.machine, &chosen);
     }

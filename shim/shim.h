@@ -9,7 +9,10 @@
 #include "../tuning/registry.h"
 #include "../tuning/table.h"
 #include "../tuning/learn_policy.h"
-#include "api.h" /* what the tools may use */
+/* What the tools may use is declared there only, not again here: xchg_config_load, xchg_force
+ * (config.c), xchg_ctx_get (context.c), xchg_decide, xchg_size_key, xchg_model_rank
+ * (select.c), xchg_last_choice (interpose.c) and the tools' access to the configuration. */
+#include "api.h"
 
 #define XCHG_AUTO (-1) /* no algorithm forced: table, then model */
 
@@ -59,16 +62,7 @@ typedef struct xchg_config {
 
 extern xchg_config_t xchg_config;
 
-/* config.c: read the environment once (idempotent). Reports bad values on world rank 0. */
-void xchg_config_load(void);
-/* Force coll's algorithm from now on ("auto", "native" or NAME[:KEY=VALUE,...]), as the
- * environment variable would; for xchg's own tools. 0 on success, -1 for a bad spec. */
-int xchg_force(int coll, const char *spec);
-
-/* context.c: the context of a communicator (created and cached on first use; for an
- * intercommunicator a context whose passthrough is set), or NULL with *rc set when it cannot be
- * created or comm is not a valid communicator. */
-xchg_ctx_t *xchg_ctx_get(MPI_Comm comm, int *rc);
+/* context.c */
 void xchg_ctx_world_init(void); /* node layout of MPI_COMM_WORLD, once, from MPI_Init */
 /* The world's layout (node of every world rank, nodes numbered by their lowest rank; emulated
  * by XCHG_NODES when set): 0, or -1 before xchg_ctx_world_init measured it. */
@@ -201,7 +195,6 @@ typedef struct xchg_shim_state {
 xchg_shim_state_t *xchg_shim_state(xchg_ctx_t *ctx); /* NULL without memory */
 void xchg_shim_state_free(xchg_shim_state_t *state);
 
-size_t xchg_size_key(const xchg_call_t *call);
 /* Size buckets of learning and of the alltoallv decision cache: 0, 1, then two per power of
  * two, [2^m, 1.5 2^m) and [1.5 2^m, 2^(m+1)). */
 unsigned xchg_bucket(size_t key);
@@ -209,9 +202,6 @@ void xchg_bucket_range(unsigned bucket, size_t *lo, size_t *hi);
 /* alltoallv: how many times two the largest message exceeds the size key (0 for even counts,
  * at most 15); 0 for the other collectives. From agreed values, so equal on all ranks. */
 unsigned xchg_skew_class(const xchg_call_t *call);
-/* The decision for a call shape, uncached: forced > table > model. Completes params; reason
- * (may be NULL) receives why. A pure function of the call and the configuration. */
-int xchg_decide(const xchg_call_t *call, xchg_params_t *params, char *reason, size_t len);
 /* The decision for a call on ctx's communicator: *choice (algo and params). *trial is -1, or
  * the learning slot to report the call's time to (xchg_learn_record) after it ran; *learned
  * is the slot of a settled shape (for xchg_learn_tick), or -1.
@@ -224,7 +214,7 @@ int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice,
 int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf,
                              size_t block_bytes, const xchg_algo_t *inner,
                              const xchg_params_t *params);
-/* config.c: the binding and the configuration's generation, which selection reads.
+/* The binding and the configuration's generation.
  * The function that runs registry entry index (algos/impls.c, bound by collective and name),
  * or NULL for native; the binding is made once, and an xchg entry without one is reported
  * (xchg_algo_bind, from xchg_config_load) and runs as native. */
@@ -269,10 +259,6 @@ xchg_learning_t *xchg_learning_new(void);
  * the cache and XCHG_LEARN=FILE: copies at most max of them into rules; returns how many. */
 int xchg_learned_rules(xchg_rule_t *rules, int max);
 void xchg_learn_write(void); /* XCHG_LEARN=FILE: world rank 0 writes the learned table */
-
-/* The algorithm that served this process's last call of coll, "name:k=v,...", for the tools;
- * 0 on success, -1 when no call was served yet. */
-int xchg_last_choice(int coll, char *out, size_t outlen);
 
 /* stats.c */
 void xchg_stats_add(int coll, int algo, const xchg_params_t *params, size_t block_bytes,

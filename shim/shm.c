@@ -1,87 +1,268 @@
 /*
- * shm.c: the shared segment of a context (xchg_shm_t, algos/xchg.h) for the shm algorithms.
+ * shm.c: the shared segment of a context (xchg_shm_t, algos/xchg.h), one per node of the
+ * communicator, for the shm and node algorithms (algos/shm.c).
  *
- * Made on the first shm call of a communicator, with MPI_Win_allocate_shared on the context's
- * private communicator: rank 0 allocates the whole segment (control block and two halves) and
- * every rank maps it (MPI_Win_shared_query). The halves start at the call's need rounded up to
- * a power of two, at least SHM_FIRST bytes, and grow when a call needs more, up to
- * XCHG_SHM_BYTES (topo.shm_bytes); a call larger than that goes in pieces (algos/alltoall_shm.c and
- * its two siblings). Every step is collective and depends only on values equal on all ranks (the
- * call's need, the current size), so every rank makes, grows and frees the segment at the same
- * call. Whether the window could be made is agreed with one allreduce: when it fails anywhere, the
- * context gives up shared memory on every rank and the shm algorithms send messages instead. The
- * segment goes with the context (xchg_shm_free from shim/context.c: the user's MPI_Comm_free, or
- * MPI_Finalize for MPI_COMM_WORLD and MPI_COMM_SELF; both are collective).
+ * Made on the first call that needs one, with POSIX shared memory and no MPI collective:
+ *   1. the node's lowest rank creates an object of an unpredictable name (the process id and
+ *      64 random bits) with O_CREAT | O_EXCL and mode 0600, gives it its pages
+ *      (posix_fallocate: a full /dev/shm fails here, not with SIGBUS on a later write), maps it
+ *      and closes the descriptor; a node of one rank maps private anonymous memory instead;
+ *   2. it sends the name to the node's other ranks (xchg_exchange), which open, map and close;
+ *   3. every rank of the communicator agrees whether all succeeded (xchg_agree_max);
+ *   4. the creator unlinks the name at once: nothing is left in /dev/shm, even if the job is
+ *      killed later, and no descriptor stays open. The memory goes when the last rank unmaps it.
+ * So a segment costs the program no MPI window and no context id, and a communicator that spans
+ * nodes gets a segment per node without a node communicator. Messages go through the round
+ * helper on the context's communicator (and its tag), never a collective of the MPI library.
+ *
+ * Sizes. The halves start at the call's need rounded up to a power of two, at least SHM_FIRST
+ * bytes, and grow when a call needs more, up to the topology's limit (XCHG_SHM_BYTES: topo's
+ * shm_bytes on one node, node_shm_bytes per node); a call larger than that goes in pieces.
+ * Every step depends only on values equal on all ranks (the call's need, the current size),
+ * so every rank makes and grows its node's segment at the same call, and the halves are the
+ * same size on every node. Growing needs no barrier: a rank unmaps the old segment when it has
+ * the new one, and another rank still reading the old one keeps its own mapping.
+ *
+ * Bounds. A process holds at most SHM_MAX_SEGMENTS segments and SHM_MAX_TOTAL bytes of them.
+ * When a rank cannot have one (a bound, /dev/shm full, no memory), the agreement says so on
+ * every rank: a first segment is given up on the communicator (shm_failed: the shm algorithms
+ * send messages, the node algorithms fall back to theirs), a larger one is not tried again
+ * (capped: the halves stay as they are, calls go in more pieces). The segment goes with the
+ * context (xchg_shm_free from shim/context.c: the user's MPI_Comm_free, or MPI_Finalize).
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "shim.h"
 
 #define SHM_FIRST ((size_t)64 << 10) /* the smallest half made */
+/* segments one process holds: each is a mapping kept while its communicator lives, and a
+ * program with a thousand communicators must not hold a thousand of them (MPI windows would
+ * also cost it a context id each); past this its communicators send messages */
+#define SHM_MAX_SEGMENTS 64
+/* bytes of segments one process holds: twice what SHM_MAX_SEGMENTS take at the default
+ * XCHG_SHM_BYTES (1M halves), so that the default never meets it and a large XCHG_SHM_BYTES
+ * cannot fill the node's memory with segments */
+#define SHM_MAX_TOTAL ((size_t)256 << 20)
+#define SHM_NAME_BYTES 64 /* a name as sent to the node's ranks, "" when there is none */
+#define SHM_NAME_TRIES 8  /* names tried when one exists already */
+
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static int live_segments; /* this process's mapped segments */
+static size_t live_bytes; /* and their bytes */
+
+/* Take room for a mapping of bytes (0 when a bound forbids it); shm_release gives it back. */
+static int shm_charge(size_t bytes)
+{
+    int room;
+    pthread_mutex_lock(&live_lock);
+    room = live_segments < SHM_MAX_SEGMENTS && bytes <= SHM_MAX_TOTAL - live_bytes;
+    if (room) {
+        live_segments++;
+        live_bytes += bytes;
+    }
+    pthread_mutex_unlock(&live_lock);
+    return room;
+}
+
+static void shm_release(size_t bytes)
+{
+    pthread_mutex_lock(&live_lock);
+    live_segments--;
+    live_bytes -= bytes;
+    pthread_mutex_unlock(&live_lock);
+}
+
+static void shm_unmap(xchg_shm_t *shm)
+{
+    munmap(shm->base, shm->map_bytes);
+    shm_release(shm->map_bytes);
+    free(shm);
+}
 
 void xchg_shm_free(xchg_ctx_t *ctx)
 {
     if (!ctx->shm)
         return;
-    PMPI_Win_free(&ctx->shm->win);
-    free(ctx->shm);
+    shm_unmap(ctx->shm);
     ctx->shm = NULL;
+}
+
+/* A fresh name: "/xchg-PID-" and 64 random bits (the clock's if getrandom fails). */
+static void shm_name(char name[SHM_NAME_BYTES])
+{
+    unsigned long long bits;
+    if (getrandom(&bits, sizeof bits, GRND_NONBLOCK) != (ssize_t)sizeof bits) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        bits = ((unsigned long long)now.tv_sec * 1000000007ull) ^ (unsigned long long)now.tv_nsec;
+    }
+    snprintf(name, SHM_NAME_BYTES, "/xchg-%ld-%016llx", (long)getpid(), bits);
+}
+
+/* The creator's object of bytes, mapped (its name in name), or NULL (name ""). */
+static char *shm_create(size_t bytes, char name[SHM_NAME_BYTES])
+{
+    char *base = NULL;
+    int fd = -1;
+
+    for (int i = 0; i < SHM_NAME_TRIES && fd < 0; i++) {
+        shm_name(name);
+        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0)
+        goto fail;
+    if (posix_fallocate(fd, 0, (off_t)bytes) == 0) {
+        base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        base = base == MAP_FAILED ? NULL : base;
+    }
+    close(fd);
+    if (base)
+        return base;
+    shm_unlink(name);
+fail:
+    name[0] = '\0';
+    return NULL;
+}
+
+/* Another rank's mapping of the creator's object, or NULL. */
+static char *shm_attach(const char *name, size_t bytes)
+{
+    struct stat st;
+    char *base = NULL;
+    int fd = shm_open(name, O_RDWR, 0);
+
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) == 0 && (size_t)st.st_size >= bytes) {
+        base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        base = base == MAP_FAILED ? NULL : base;
+    }
+    close(fd);
+    return base;
+}
+
+/* The creator sends name to the node's other ranks; they receive it into name. */
+static int shm_share_name(xchg_ctx_t *ctx, char name[SHM_NAME_BYTES])
+{
+    xchg_msg_t *sends = NULL, recv;
+    int creator = -1, nsends = 0, rc;
+
+    for (int r = 0; r < ctx->size && creator < 0; r++)
+        if (ctx->node_of[r] == ctx->node)
+            creator = r;
+    if (ctx->local_size == 1)
+        return MPI_SUCCESS;
+    if (ctx->rank != creator) {
+        recv = (xchg_msg_t){creator, name, SHM_NAME_BYTES};
+        return xchg_exchange(ctx, NULL, 0, &recv, 1);
+    }
+    sends = malloc((size_t)ctx->local_size * sizeof *sends);
+    if (!sends)
+        return MPI_ERR_NO_MEM; /* agreed below: no rank of the node gets a name */
+    for (int r = 0; r < ctx->size; r++)
+        if (r != ctx->rank && ctx->node_of[r] == ctx->node)
+            sends[nsends++] = (xchg_msg_t){r, name, SHM_NAME_BYTES};
+    rc = xchg_exchange(ctx, sends, nsends, NULL, 0);
+    free(sends);
+    return rc;
+}
+
+/* This rank's mapping of its node's new segment of bytes, or NULL; *created: the name to
+ * unlink after the agreement (the creator's), else "". Every rank of the node takes part. */
+static char *shm_map(xchg_ctx_t *ctx, size_t bytes, int room, char created[SHM_NAME_BYTES], int *rc)
+{
+    char name[SHM_NAME_BYTES] = "", *base = NULL;
+
+    created[0] = '\0';
+    *rc = MPI_SUCCESS;
+    if (ctx->local_size == 1) {
+        base = room ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                    : MAP_FAILED;
+        return base == MAP_FAILED ? NULL : base;
+    }
+    if (ctx->local_rank == 0 && room && (base = shm_create(bytes, name)))
+        memcpy(created, name, SHM_NAME_BYTES);
+    *rc = shm_share_name(ctx, name);
+    if (*rc != MPI_SUCCESS && ctx->local_rank != 0)
+        name[0] = '\0';
+    name[SHM_NAME_BYTES - 1] = '\0';
+    if (ctx->local_rank != 0 && room && name[0])
+        base = shm_attach(name, bytes);
+    return base;
+}
+
+static void shm_say_none(const xchg_ctx_t *ctx, size_t bytes)
+{
+    if (!xchg_config.verbose || ctx->rank != 0)
+        return;
+    fprintf(stderr,
+            "xchg: no shared segment of %zu bytes for a communicator of %d ranks on %d nodes: "
+            "%s\n",
+            bytes, ctx->size, ctx->nnodes,
+            ctx->shm ? "its calls go through the smaller one in more pieces"
+                     : "the shm algorithms send messages on it, the node algorithms fall back");
+    fflush(stderr);
 }
 
 int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes)
 {
-    size_t limit = ctx->topo.shm_bytes, half = SHM_FIRST, total;
-    int mine[2], all[2] = {0, 0}, disp;
-    MPI_Aint size;
-    char *base = NULL;
+    size_t limit = ctx->topo.shm_bytes > ctx->topo.node_shm_bytes ? ctx->topo.shm_bytes
+                                                                  : ctx->topo.node_shm_bytes;
+    size_t half = SHM_FIRST, total;
+    char created[SHM_NAME_BYTES], *base;
     xchg_shm_t *shm;
-    MPI_Win win = MPI_WIN_NULL;
+    uint64_t failed;
+    int room, rc;
 
     if (ctx->shm_failed || limit == 0)
         return MPI_ERR_OTHER;
-    if (bytes > limit)
-        bytes = limit;
-    if (ctx->shm && ctx->shm->half_bytes >= bytes)
+    bytes = bytes > limit ? limit : bytes;
+    if (ctx->shm && (ctx->shm->half_bytes >= bytes || ctx->shm->capped))
         return MPI_SUCCESS;
     while (half < bytes)
         half *= 2;
-    if (half > limit)
-        half = limit;
-    if (ctx->shm) {
-        /* every rank is done with the old segment (it read only headers since its last pass) */
-        PMPI_Barrier(ctx->comm);
-        xchg_shm_free(ctx);
-    }
+    half = half > limit ? limit : half;
     total = XCHG_SHM_CONTROL + 2 * half;
+
+    /* map the node's new segment, agree that every rank has one, unlink its name */
     shm = calloc(1, sizeof *shm);
-    mine[0] = PMPI_Win_allocate_shared(ctx->rank == 0 ? (MPI_Aint)total : 0, 1, MPI_INFO_NULL,
-                                       ctx->comm, &base, &win) == MPI_SUCCESS;
-    mine[1] = mine[0] && shm && PMPI_Win_shared_query(win, 0, &size, &disp, &base) == MPI_SUCCESS &&
-              base && (size_t)size >= total;
-    if (mine[1] && ctx->rank == 0)
-        memset(base, 0, XCHG_SHM_CONTROL);
-    /* agree; the allreduce also orders rank 0's zeroed counters before anyone's first pass */
+    room = shm && shm_charge(total);
+    base = shm_map(ctx, total, room, created, &rc);
+    failed = !base || rc != MPI_SUCCESS;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, ctx->comm) != MPI_SUCCESS)
-        all[0] = all[1] = 0;
+    if (xchg_agree_max(ctx, &failed, 1) != MPI_SUCCESS)
+        failed = 1;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (all[1]) {
-        *shm = (xchg_shm_t){.base = base, .half_bytes = half, .passes = 0, .win = win};
+    if (created[0])
+        shm_unlink(created);
+    if (!failed) {
+        xchg_shm_free(ctx);
+        *shm = (xchg_shm_t){.base = base, .half_bytes = half, .map_bytes = total};
         ctx->shm = shm;
         return MPI_SUCCESS;
     }
-    if (all[0])
-        PMPI_Win_free(&win); /* made everywhere (else it is left: no collective free is possible) */
     free(shm);
-    ctx->shm_failed = 1;
-    if (xchg_config.verbose && ctx->rank == 0) {
-        fprintf(stderr,
-                "xchg: no shared segment of %zu bytes for a communicator of %d ranks: the shm "
-                "algorithms send messages on it\n",
-                total, ctx->size);
-        fflush(stderr);
+    if (base)
+        munmap(base, total);
+    if (room)
+        shm_release(total);
+    shm_say_none(ctx, total);
+    if (ctx->shm) {
+        ctx->shm->capped = 1;
+        return MPI_SUCCESS;
     }
+    ctx->shm_failed = 1;
     return MPI_ERR_NO_MEM;
 }

@@ -56,6 +56,7 @@ typedef struct result {
     sim_times_t t;
     uint64_t messages, bytes;
     int ok;
+    int carried; /* alltoallv: the algorithm carried the statistics for the next call */
 } result_t;
 
 static const xchg_machine_t *run_machine; /* the sweep's or the run's constants */
@@ -300,6 +301,7 @@ typedef struct run {
     xchg_call_t call;
     int *rc;
     int agree_bad, carry_bad, no_carry;
+    int carried; /* some rank's algorithm carried the statistics */
 } run_t;
 
 static void body(xchg_ctx_t *ctx, void *arg)
@@ -337,18 +339,20 @@ static void body(xchg_ctx_t *ctx, void *arg)
                                           recv, recvbytes, job->recvoffs + (size_t)r * p,
                                           &run->call, &run->params,
                                           run->no_carry ? NULL : &carry);
+        run->carried |= carry.done;
         if (carry.done && (carry.agreed[0] != job->h1 || carry.agreed[1] != job->h2 ||
                            carry.agreed[2] != job->max_block))
             run->carry_bad = r + 1;
     }
 }
 
-/* The buffers' size, estimated before allocating them (twophase's scratch grows as p^3). */
+/* The buffers' size, estimated before allocating them. An alltoallv that needs the agreed
+ * values (twophase) sizes its scratch from them: its transposes' blocks, which grow as p^3. */
 static double estimate_bytes(const sim_job_t *job, const xchg_algo_t *algo)
 {
     double p = job->p, b = (double)job->bytes;
     double data = 2 * p * p * b + (job->coll == XCHG_ALLTOALLV ? 4 * p * p * 8 : 0);
-    if (job->coll == XCHG_ALLTOALLV && strcmp(algo->name, "twophase") == 0) {
+    if (job->coll == XCHG_ALLTOALLV && !algo->no_agreement) {
         xchg_twophase_plan_t plan;
         size_t h = (size_t)(p * b * 4);
         if (xchg_twophase_plan_init(&plan, job->p, h, h, h) == 0)
@@ -491,6 +495,7 @@ static int run_one(const options_t *o, int p, size_t bytes, const char *spec, re
     }
     res->messages = w->messages;
     res->bytes = w->bytes;
+    res->carried = run.carried;
     res->ok = 1;
     status = 0;
 out:
@@ -551,9 +556,8 @@ static void print_result(const options_t *o, const char *spec, int p, size_t byt
     net_text(&o->net, o, net, sizeof net);
     if (o->coll == XCHG_ALLTOALLV) {
         int n = xchg_workload_format(&o->wl, wl, sizeof wl);
-        /* pairwise carried the statistics for the next call (the models leave them out) */
-        if (!o->no_carry && strcmp(r->algo->name, "pairwise") == 0 && n > 0 &&
-            (size_t)n < sizeof wl)
+        /* the algorithm carried the statistics for the next call (the models leave them out) */
+        if (r->carried && n > 0 && (size_t)n < sizeof wl)
             snprintf(wl + n, sizeof wl - (size_t)n, "+carry");
     }
     if (o->csv) {

@@ -193,8 +193,7 @@ static int check_native(void)
                              65, 100, 320, 640, 1000, 1024, 6400, 65535, 65536};
     static const size_t bs[] = {0,    1,    8,    255,  256,   257,   1024,  1280, 2047,
                                 2048, 4096, 8191, 8192, 32767, 32768, 32769, 65536};
-    int bad = 0, native[2] = {xchg_algo_find(XCHG_ALLTOALL, "native"),
-                              xchg_algo_find(XCHG_ALLGATHER, "native")};
+    int bad = 0, native[2] = {xchg_native_index(XCHG_ALLTOALL), xchg_native_index(XCHG_ALLGATHER)};
 
     if (native[0] < 0 || native[1] < 0) {
         fprintf(stderr, "xchg-project: the registry has no native entry\n");
@@ -283,7 +282,7 @@ static int project_row(row_t *row, const fabric_t *fabric)
 {
     xchg_call_t call = make_call(row->coll, row->p, row->block);
     xchg_choice_t ranked[XCHG_MAX_ALGOS];
-    int n, native = xchg_algo_find(row->coll, "native");
+    int n, native = xchg_native_index(row->coll);
     pick_t *a = &row->automatic, *best = &row->best;
 
     if (price_mpich(row->coll, row->p, row->block, &fabric->machine, 0, &row->mpich) != 0 ||

@@ -23,51 +23,25 @@
  *    differ (scripts/compare.sh --control).
  *  - params: the parameters the algorithm ran with, the model's completion of the spec
  *    included, items separated by ':' (so the field is a valid spec suffix and holds no
- *    comma); for auto, the algorithm auto ran and its parameters (auto_choice); "fallback"
+ *    comma); for auto, the algorithm auto ran and its parameters (bench_auto_choice); "fallback"
  *    when the algorithm cannot serve the call (the library then runs auto's choice).
  *  - Timing (tool_common.h): --warmup untimed calls (default 40, so that a library that learns
  *    from the first calls of a shape has settled: xchg's trials take up to 36 calls), then as
- *    many iterations as fit in --time-ms (at least --min-iters, at most --max-iters); every iteration starts after a barrier and
- *    counts the slowest rank's time for the call (per-iteration MAX over ranks); min, median
- *    and max over the iterations, in microseconds. --rounds R splits that into R turns per
- *    spec, the specs of one block taking turns (A B A B ...; each later turn after one untimed
- *    call), so that load drifting over seconds hits all of them alike; the median is then the
- *    median of the turns' medians, iters the sum.
+ *    many iterations as fit in --time-ms (at least --min-iters, at most --max-iters); every
+ *    iteration starts after a barrier and counts the slowest rank's time for the call
+ *    (per-iteration MAX over ranks); min, median and max over the iterations, in microseconds.
+ *    --rounds R splits that into R turns per spec, the specs of one block taking turns
+ *    (A B A B ...; each later turn after one untimed call), so that load drifting over seconds
+ *    hits all of them alike; the median is then the median of the turns' medians, iters the
+ *    sum.
  *  - --check: before every call, warm-up included (outside the timed region), the send buffer
  *    is filled from a formula of (source, destination, byte index, iteration) and the receive
  *    buffer with a poison byte; after it every received byte is compared. A wrong byte is
  *    printed with its place and the tool exits 1, so a fast wrong answer cannot pass.
  *
- * --overhead measures what interposing costs, apart from any algorithm, per collective and
- * block (--sizes, default 1, 16 and 256 bytes; alltoallv with uniform counts), in four parts:
- *    (a) PMPI_Alltoall etc. on MPI_COMM_WORLD: the MPI library alone;
- *    (b) MPI_Alltoall etc. through the shim forced to native: (b) - (a) is the native path's
- *        overhead;
- *    (c) the call through the shim on MPI_COMM_SELF, forced to the algorithm that is then one
- *        local copy of one block (alltoall, alltoallv: pairwise; allgather: ring), minus a
- *        plain memcpy of the same bytes: the shim's own bookkeeping (context, types, selection,
- *        statistics) for a cached call shape with contiguous types;
- *    (d) auto on MPI_COMM_WORLD, for reference.
- * Calls are timed in batches of --batch-calls (default 100) back-to-back calls, a batch's time
- * divided by its calls; the slowest rank's time of each batch counts. Each difference is
- * measured in one phase with one forcing: (a) and (b) alternate batch by batch (the order
- * swapping every round), then the self call and the memcpy, then (a) and (d); each phase
- * starts with --warmup untimed calls of both and then times --batches (default 200) rounds.
- * A difference is the median over the rounds of the paired per-call differences, so load that
- * drifts during the run hits both sides alike. One CSV line per collective and block, times
- * in nanoseconds per call (medians over the batches):
- *
- *     mpi,ranks,collective,bytes,batches,batch_calls,pmpi_ns,native_ns,native_overhead_ns,
- *     native_overhead_iqr_ns,self_algorithm,self_ns,memcpy_ns,bookkeeping_ns,bookkeeping_iqr_ns,
- *     auto_ns,auto_minus_pmpi_ns,auto_params
- *
- *  - native_overhead_ns = median of (b) - (a); bookkeeping_ns = median of self - memcpy;
- *    auto_minus_pmpi_ns = median of (d) - (a), from the third phase's own (a) batches;
- *  - *_iqr_ns: the interquartile range of those paired differences (their spread; a median of
- *    N rounds is good to about IQR / sqrt(N));
- *  - auto_params: what auto ran, as the params column above.
- * Rank 0 then prints a summary against the targets (native path within 50 ns, bookkeeping
- * below 100 ns) on standard error. --algos, --workload and --check do not apply to it.
+ * --overhead measures what interposing costs instead, apart from any algorithm: PMPI against
+ * the shim forced to native, the shim's bookkeeping on MPI_COMM_SELF against a memcpy, auto
+ * (tools/bench_overhead.c, whose header says how, and its CSV columns).
  *
  * Specs in --algos are separated by ','; parameters within a spec by ':' (a piece with '='
  * and no ':' after a spec continues it, so "radix:r=2,k=2" also works). Values SQRTP and P
@@ -83,41 +57,12 @@
 #include "../shim/api.h"
 #include "../tuning/cost.h"
 #include "../tuning/workloads.h"
+#include "bench.h"
 #include "tool_common.h"
-
-#define MAX_SPECS 64
-#define SPEC_LEN 160
-#define MAX_SIZES 64
-#define MAX_ROUNDS 1000 /* --rounds */
-
-/* --overhead's targets, for its summary */
-#define NATIVE_OVERHEAD_TARGET_NS 50.0
-#define BOOKKEEPING_TARGET_NS 100.0
-
-typedef struct options {
-    int colls[XCHG_NCOLLS];
-    int ncolls;
-    char specs[MAX_SPECS][SPEC_LEN]; /* as given, before SQRTP / P */
-    int nspecs;                      /* 0: the default list */
-    size_t min_bytes, max_bytes;
-    size_t sizes[MAX_SIZES]; /* --sizes, else empty */
-    int nsizes;
-    int check;
-    int warmup;               /* untimed calls before timing */
-    int overhead;             /* --overhead */
-    int batches, batch_calls; /* --overhead: rounds, calls per batch */
-    xchg_workload_t workload;
-    char workload_text[64];
-    double seconds; /* time budget per line */
-    int min_iters, max_iters;
-    int rounds; /* --rounds: each line's budget split into this many turns, specs alternating */
-    const char *out_path;
-    int verbose;
-} options_t;
 
 /* What --check needs to know about the running call. */
 typedef struct check_state {
-    const options_t *opt;
+    const bench_options_t *opt;
     const char *coll_name, *spec;
     int failures_printed;
 } check_state_t;
@@ -162,7 +107,7 @@ static int bad_option(const char *fmt, const char *value)
     return -1;
 }
 
-static int parse_colls(const char *text, options_t *opt)
+static int parse_colls(const char *text, bench_options_t *opt)
 {
     char buf[128];
     snprintf(buf, sizeof buf, "%s", text);
@@ -183,7 +128,7 @@ static int parse_colls(const char *text, options_t *opt)
 }
 
 /* Comma-separated specs; "k=2" after "radix:r=2" continues that spec. */
-static int parse_specs(const char *text, options_t *opt)
+static int parse_specs(const char *text, bench_options_t *opt)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", text);
@@ -203,7 +148,7 @@ static int parse_specs(const char *text, options_t *opt)
 }
 
 /* Comma-separated block sizes, kept in the order given. */
-static int parse_sizes(const char *text, options_t *opt)
+static int parse_sizes(const char *text, bench_options_t *opt)
 {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", text);
@@ -235,7 +180,7 @@ static int parse_count(const char *name, const char *value, int least, int most,
 }
 
 /* 0 on success, 1 for --help, -1 for a bad command line (reported on rank 0). */
-static int parse_options(int argc, char **argv, options_t *opt)
+static int parse_options(int argc, char **argv, bench_options_t *opt)
 {
     char err[256];
     memset(opt, 0, sizeof *opt);
@@ -352,7 +297,7 @@ static int parse_options(int argc, char **argv, options_t *opt)
 static int default_specs(int coll, char specs[][SPEC_LEN])
 {
     int n = 0;
-    snprintf(specs[n++], SPEC_LEN, "native");
+    snprintf(specs[n++], SPEC_LEN, "%s", xchg_algos[xchg_native_index(coll)].name);
     snprintf(specs[n++], SPEC_LEN, "auto");
     for (int i = 0; i < xchg_nalgos && n < MAX_SPECS; i++) {
         const xchg_algo_t *a = &xchg_algos[i];
@@ -395,7 +340,7 @@ static void substitute(const char *spec, int p, char *out, size_t outlen)
 /* --check                                                                                    */
 
 /* Warm-up calls before a line's timing (tool_time_collective_warm makes at least one). */
-static int warmup_calls(const options_t *opt)
+static int warmup_calls(const bench_options_t *opt)
 {
     return opt->warmup > 1 ? opt->warmup : 1;
 }
@@ -457,7 +402,7 @@ static int check_result(tool_call_t *call, int iteration, void *arg)
 
 /* Counts of the alltoallv call for mean block `bytes` under the workload; fills the model's
  * call shape (agreed maxima over all ranks, computed locally from the formula). */
-static void shape_alltoallv(tool_call_t *call, const options_t *opt, size_t bytes,
+static void shape_alltoallv(tool_call_t *call, const bench_options_t *opt, size_t bytes,
                             xchg_call_t *model)
 {
     int p = call->p;
@@ -513,8 +458,8 @@ static void shape_alltoallv(tool_call_t *call, const options_t *opt, size_t byte
 }
 
 /* The largest per-rank send and receive volumes of the alltoallv sweep. */
-static void alltoallv_extent(const options_t *opt, int p, int rank, size_t bytes, size_t *send,
-                             size_t *recv)
+static void alltoallv_extent(const bench_options_t *opt, int p, int rank, size_t bytes,
+                             size_t *send, size_t *recv)
 {
     size_t n = (size_t)p * bytes, *row = malloc((size_t)p * sizeof *row);
     *send = *recv = 0;
@@ -547,9 +492,7 @@ static void params_column(int algo, const xchg_params_t *params, int with_name, 
             *c = ':';
 }
 
-/* The params column of auto, after its calls: the algorithm and parameters that served the
- * last call (xchg_last_choice: after learning, what auto settled on), or "none" before any. */
-static void auto_choice(int coll, char *out, size_t outlen)
+void bench_auto_choice(int coll, char *out, size_t outlen)
 {
     if (xchg_last_choice(coll, out, outlen) != 0)
         snprintf(out, outlen, "none");
@@ -587,8 +530,7 @@ static int spec_applies_to(int coll, const char *spec)
     return strcmp(name, "auto") == 0 || xchg_algo_find(coll, name) >= 0;
 }
 
-/* Sorts v; its quartiles. */
-static void quartiles(double *v, int n, double *q1, double *median, double *q3)
+void bench_quartiles(double *v, int n, double *q1, double *median, double *q3)
 {
     qsort(v, (size_t)n, sizeof *v, tool_cmp_double);
     *q1 = v[n / 4];
@@ -596,16 +538,16 @@ static void quartiles(double *v, int n, double *q1, double *median, double *q3)
     *q3 = v[(3 * n) / 4 < n ? (3 * n) / 4 : n - 1];
 }
 
-static double median_of(double *v, int n)
+double bench_median(double *v, int n)
 {
     double q1, median, q3;
-    quartiles(v, n, &q1, &median, &q3);
+    bench_quartiles(v, n, &q1, &median, &q3);
     return median;
 }
 
 /* One turn of one spec of coll at the call's block size: `warmup` untimed calls, then
  * iterations within the budget. 0, or 1 after a failure (reported on rank 0). */
-static int bench_turn(int coll, const char *spec, tool_call_t *call, const options_t *opt,
+static int bench_turn(int coll, const char *spec, tool_call_t *call, const bench_options_t *opt,
                       int warmup, double seconds, int min_iters, int max_iters,
                       tool_timing_t *timing)
 {
@@ -645,8 +587,8 @@ static void line_add(line_t *line, const tool_timing_t *turn)
 
 /* Print a spec's CSV line on rank 0. */
 static void bench_print(int coll, const char *spec, const char *name, const tool_call_t *call,
-                        const xchg_call_t *model, line_t *line, const options_t *opt, FILE *out,
-                        const char *mpi_name, const char *auto_ran)
+                        const xchg_call_t *model, line_t *line, const bench_options_t *opt,
+                        FILE *out, const char *mpi_name, const char *auto_ran)
 {
     char params_col[SPEC_LEN];
     int n = line->turns;
@@ -654,7 +596,7 @@ static void bench_print(int coll, const char *spec, const char *name, const tool
 
     if (world_rank != 0)
         return;
-    median = median_of(line->medians, n);
+    median = bench_median(line->medians, n);
     /* for auto, what served its last call (auto_ran, taken after its last turn) */
     if (strcmp(spec, "auto") == 0)
         snprintf(params_col, sizeof params_col, "%s", auto_ran);
@@ -669,7 +611,7 @@ static void bench_print(int coll, const char *spec, const char *name, const tool
                 xchg_coll_name(coll), spec, call->bytes, median * 1e6, line->sum.iters, n);
 }
 
-static int run_collective(int coll, const options_t *opt, FILE *out, const char *mpi_name)
+static int run_collective(int coll, const bench_options_t *opt, FILE *out, const char *mpi_name)
 {
     char default_list[MAX_SPECS][SPEC_LEN];
     char(*specs)[SPEC_LEN] = opt->nspecs ? (char(*)[SPEC_LEN])opt->specs : default_list;
@@ -677,7 +619,7 @@ static int run_collective(int coll, const options_t *opt, FILE *out, const char 
     char run_specs[MAX_SPECS][SPEC_LEN];
     const char *run_names[MAX_SPECS];
     char again_names[MAX_SPECS][SPEC_LEN + 16]; /* SPEC#2, ...: a spec given again as written */
-    char auto_ran[MAX_SPECS][SPEC_LEN];          /* what served an auto spec's last call */
+    char auto_ran[MAX_SPECS][SPEC_LEN];         /* what served an auto spec's last call */
     int nrun = 0;
     size_t max_send, max_recv;
     tool_call_t call;
@@ -762,7 +704,7 @@ static int run_collective(int coll, const options_t *opt, FILE *out, const char 
                 if (status == 0)
                     line_add(&lines[s], &turn);
                 if (strcmp(run_specs[s], "auto") == 0)
-                    auto_choice(coll, auto_ran[s], sizeof auto_ran[s]);
+                    bench_auto_choice(coll, auto_ran[s], sizeof auto_ran[s]);
             }
         }
         for (int s = 0; s < nrun && status == 0; s++)
@@ -775,270 +717,9 @@ static int run_collective(int coll, const options_t *opt, FILE *out, const char 
     return status;
 }
 
-/* ----------------------------------------------------------------------------------------- */
-/* --overhead                                                                                 */
-
-/* What a timed batch runs: the MPI library's collective on MPI_COMM_WORLD (past the shim), the
- * tool's call through the shim on MPI_COMM_WORLD, the same on MPI_COMM_SELF, or a memcpy of
- * the block that the call on MPI_COMM_SELF copies. */
-enum { RUN_PMPI, RUN_SHIM, RUN_SELF, RUN_MEMCPY };
-
-/* The series of one (collective, block): per-call seconds of each batch, per part. */
-enum { T_PMPI, T_NATIVE, T_SELF, T_MEMCPY, T_PMPI_AGAIN, T_AUTO, T_SERIES };
-
-typedef struct overhead {
-    double pmpi, native, native_extra, native_extra_iqr; /* seconds per call */
-    double self, copy, bookkeeping, bookkeeping_iqr;
-    double autos, auto_extra;
-    char auto_params[SPEC_LEN];
-} overhead_t;
-
-/* The algorithm that, on a communicator of one rank, is one local copy of one block. */
-static const char *self_spec(int coll)
-{
-    return coll == XCHG_ALLGATHER ? "ring" : "pairwise";
-}
-
-static int run_pmpi(const tool_call_t *call, MPI_Comm comm)
-{
-    int count = (int)call->bytes;
-    switch (call->coll) {
-    case XCHG_ALLTOALL:
-        return PMPI_Alltoall(call->send, count, MPI_BYTE, call->recv, count, MPI_BYTE, comm);
-    case XCHG_ALLGATHER:
-        return PMPI_Allgather(call->send, count, MPI_BYTE, call->recv, count, MPI_BYTE, comm);
-    default:
-        return PMPI_Alltoallv(call->send, call->sendcounts, call->sdispls, MPI_BYTE, call->recv,
-                              call->recvcounts, call->rdispls, MPI_BYTE, comm);
-    }
-}
-
-/* `calls` back-to-back calls of one kind; *per_call (may be NULL) gets seconds per call. */
-static int time_batch(int kind, const tool_call_t *world, const tool_call_t *self, int calls,
-                      double *per_call)
-{
-    int rc = MPI_SUCCESS;
-    double start = MPI_Wtime();
-    for (int i = 0; i < calls && rc == MPI_SUCCESS; i++) {
-        switch (kind) {
-        case RUN_PMPI:
-            rc = run_pmpi(world, MPI_COMM_WORLD);
-            break;
-        case RUN_SHIM:
-            rc = tool_call_run(world, MPI_COMM_WORLD);
-            break;
-        case RUN_SELF:
-            rc = tool_call_run(self, MPI_COMM_SELF);
-            break;
-        default:
-            memcpy(self->recv, self->send, self->bytes);
-            __asm__ __volatile__("" : : "r"(self->recv) : "memory"); /* the copy stays */
-            break;
-        }
-    }
-    if (per_call && calls > 0)
-        *per_call = (MPI_Wtime() - start) / calls;
-    return rc;
-}
-
-/* One phase: `warmup` untimed calls of each kind, then opt->batches rounds of one batch of
- * each, every batch after a barrier, the order swapping every round. */
-static int overhead_phase(const options_t *opt, const int kinds[2], const tool_call_t *world,
-                          const tool_call_t *self, double *times[2])
-{
-    int rc = MPI_SUCCESS;
-    for (int k = 0; k < 2 && rc == MPI_SUCCESS; k++)
-        rc = time_batch(kinds[k], world, self, opt->warmup, NULL);
-    for (int b = 0; b < opt->batches && rc == MPI_SUCCESS; b++) {
-        for (int step = 0; step < 2 && rc == MPI_SUCCESS; step++) {
-            int k = (b + step) % 2;
-            rc = tool_barrier(MPI_COMM_WORLD, 0);
-            if (rc == MPI_SUCCESS)
-                rc = time_batch(kinds[k], world, self, opt->batch_calls, &times[k][b]);
-        }
-    }
-    return rc;
-}
-
-/* Median and interquartile range of a[i] - b[i] (overwrites a). */
-static void paired_difference(double *a, const double *b, int n, double *median, double *iqr)
-{
-    double q1, q3;
-    for (int i = 0; i < n; i++)
-        a[i] -= b[i];
-    quartiles(a, n, &q1, median, &q3);
-    *iqr = q3 - q1;
-}
-
-static double median_copy(const double *v, int n, double *scratch)
-{
-    memcpy(scratch, v, (size_t)n * sizeof *v);
-    return median_of(scratch, n);
-}
-
-/* The figures of one (collective, block) from its series (overwritten) of n batches. */
-static void overhead_figures(double *t[T_SERIES], double *scratch, int n, overhead_t *res)
-{
-    double spread;
-    res->pmpi = median_copy(t[T_PMPI], n, scratch);
-    res->native = median_copy(t[T_NATIVE], n, scratch);
-    res->self = median_copy(t[T_SELF], n, scratch);
-    res->copy = median_copy(t[T_MEMCPY], n, scratch);
-    res->autos = median_copy(t[T_AUTO], n, scratch);
-    paired_difference(t[T_NATIVE], t[T_PMPI], n, &res->native_extra, &res->native_extra_iqr);
-    paired_difference(t[T_SELF], t[T_MEMCPY], n, &res->bookkeeping, &res->bookkeeping_iqr);
-    paired_difference(t[T_AUTO], t[T_PMPI_AGAIN], n, &res->auto_extra, &spread);
-}
-
-/* --overhead for one collective and block: the three phases, then the figures. buffer has
- * room for T_SERIES + 1 series of opt->batches values. */
-static int overhead_cell(int coll, size_t bytes, const options_t *opt, tool_call_t *world,
-                         tool_call_t *self, double *buffer, overhead_t *res)
-{
-    static const int against_pmpi[2] = {RUN_PMPI, RUN_SHIM},
-                     against_copy[2] = {RUN_SELF, RUN_MEMCPY};
-    int n = opt->batches, rc;
-    double *t[T_SERIES];
-
-    for (int k = 0; k < T_SERIES; k++)
-        t[k] = buffer + (size_t)k * n;
-    tool_call_uniform(world, bytes);
-    tool_call_uniform(self, bytes);
-    memset(res, 0, sizeof *res);
-
-    /* (a) and (b): the MPI library alone, and through the shim forced to native (a spec that
-     * does not force is an error: xchg_force said why on rank 0) */
-    rc = xchg_force(coll, "native") == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
-    if (rc == MPI_SUCCESS)
-        rc = overhead_phase(opt, against_pmpi, world, self, (double *[2]){t[T_PMPI], t[T_NATIVE]});
-    /* (c): the shim on MPI_COMM_SELF, where the algorithm is one copy, and that copy alone */
-    if (rc == MPI_SUCCESS)
-        rc = xchg_force(coll, self_spec(coll)) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
-    if (rc == MPI_SUCCESS)
-        rc = overhead_phase(opt, against_copy, world, self, (double *[2]){t[T_SELF], t[T_MEMCPY]});
-    /* (d): auto after its warm-up (where it learns), against (a) again */
-    if (rc == MPI_SUCCESS)
-        rc = xchg_force(coll, "auto") == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
-    if (rc == MPI_SUCCESS)
-        rc = overhead_phase(opt, against_pmpi, world, self,
-                            (double *[2]){t[T_PMPI_AGAIN], t[T_AUTO]});
-    if (rc == MPI_SUCCESS && world_rank == 0)
-        auto_choice(coll, res->auto_params, sizeof res->auto_params);
-    /* the slowest rank's time of each batch */
-    if (rc == MPI_SUCCESS)
-        rc = tool_allreduce(buffer, T_SERIES * n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (rc == MPI_SUCCESS)
-        overhead_figures(t, buffer + (size_t)T_SERIES * n, n, res);
-    return rc;
-}
-
-static void overhead_csv(FILE *out, const char *mpi_name, int coll, size_t bytes,
-                         const options_t *opt, const overhead_t *r)
-{
-    fprintf(out, "%s,%d,%s,%zu,%d,%d,%.1f,%.1f,%.1f,%.1f,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%s\n",
-            mpi_name, world_size, xchg_coll_name(coll), bytes, opt->batches, opt->batch_calls,
-            r->pmpi * 1e9, r->native * 1e9, r->native_extra * 1e9, r->native_extra_iqr * 1e9,
-            self_spec(coll), r->self * 1e9, r->copy * 1e9, r->bookkeeping * 1e9,
-            r->bookkeeping_iqr * 1e9, r->autos * 1e9, r->auto_extra * 1e9, r->auto_params);
-    fflush(out);
-}
-
-/* A difference against its target, in ns: the median, +- the standard error of a median of n
- * (about 0.93 IQR / sqrt(n)), and a verdict: "ok" or "OVER" when two standard errors away
- * from the target leave it on that side, else "unclear" (too noisy to tell). */
-static void verdict(double median_ns, double iqr_ns, int n, double target_ns, char *out,
-                    size_t outlen)
-{
-    double error = 0.93 * iqr_ns / sqrt((double)n);
-    const char *word = median_ns + 2 * error <= target_ns  ? "ok"
-                       : median_ns - 2 * error > target_ns ? "OVER"
-                                                           : "unclear";
-    snprintf(out, outlen, "%+.1f +-%.1f %s", median_ns, error, word);
-}
-
-/* Rank 0's readable summary of --overhead, against the targets. */
-static void overhead_summary(const options_t *opt, const char *mpi_name,
-                             overhead_t results[][MAX_SIZES])
-{
-    double worst_native = -INFINITY, worst_books = -INFINITY;
-    FILE *err = stderr;
-
-    fprintf(err,
-            "\nxchg-bench --overhead: %s, %d ranks, %d rounds of batches of %d calls; ns per "
-            "call, medians; differences +- the standard error of their median\n"
-            "%-10s %6s %9s %9s %-24s %8s %7s %-24s %9s  %s\n",
-            mpi_name, world_size, opt->batches, opt->batch_calls, "collective", "bytes", "PMPI (a)",
-            "shim (b)", "(b)-(a), target 50", "self", "memcpy", "bookkeeping, target 100",
-            "auto (d)", "auto ran");
-    for (int c = 0; c < opt->ncolls; c++) {
-        for (int k = 0; k < opt->nsizes; k++) {
-            const overhead_t *r = &results[c][k];
-            char native_col[48], books_col[48];
-            verdict(r->native_extra * 1e9, r->native_extra_iqr * 1e9, opt->batches,
-                    NATIVE_OVERHEAD_TARGET_NS, native_col, sizeof native_col);
-            verdict(r->bookkeeping * 1e9, r->bookkeeping_iqr * 1e9, opt->batches,
-                    BOOKKEEPING_TARGET_NS, books_col, sizeof books_col);
-            fprintf(err, "%-10s %6zu %9.1f %9.1f %-24s %8.1f %7.1f %-24s %9.1f  %s\n",
-                    xchg_coll_name(opt->colls[c]), opt->sizes[k], r->pmpi * 1e9, r->native * 1e9,
-                    native_col, r->self * 1e9, r->copy * 1e9, books_col, r->autos * 1e9,
-                    r->auto_params);
-            worst_native = fmax(worst_native, r->native_extra * 1e9);
-            worst_books = fmax(worst_books, r->bookkeeping * 1e9);
-        }
-    }
-    fprintf(err,
-            "native path overhead: at most %+.1f ns (target: within %.0f)\n"
-            "xchg bookkeeping:     at most %.1f ns (target: below %.0f)\n",
-            worst_native, NATIVE_OVERHEAD_TARGET_NS, worst_books, BOOKKEEPING_TARGET_NS);
-}
-
-/* --overhead: every selected collective at every size, CSV lines and then the summary. */
-static int run_overhead(const options_t *opt, FILE *out, const char *mpi_name)
-{
-    static overhead_t results[XCHG_NCOLLS][MAX_SIZES];
-    size_t series = (size_t)(T_SERIES + 1) * (size_t)opt->batches;
-    double *buffer = malloc(series * sizeof *buffer);
-    tool_call_t world, self;
-    int rc = buffer ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-
-    if (world_rank == 0)
-        fprintf(out, "mpi,ranks,collective,bytes,batches,batch_calls,pmpi_ns,native_ns,"
-                     "native_overhead_ns,native_overhead_iqr_ns,self_algorithm,self_ns,memcpy_ns,"
-                     "bookkeeping_ns,bookkeeping_iqr_ns,auto_ns,auto_minus_pmpi_ns,auto_params\n");
-    for (int c = 0; c < opt->ncolls && rc == MPI_SUCCESS; c++) {
-        int coll = opt->colls[c];
-        size_t most = (size_t)world_size * opt->max_bytes;
-        if (tool_call_alloc(&world, coll, world_size, world_rank, most, most) != 0 ||
-            tool_call_alloc(&self, coll, 1, 0, opt->max_bytes, opt->max_bytes) != 0) {
-            rc = MPI_ERR_NO_MEM;
-            break;
-        }
-        for (int k = 0; k < opt->nsizes && rc == MPI_SUCCESS; k++) {
-            rc = overhead_cell(coll, opt->sizes[k], opt, &world, &self, buffer, &results[c][k]);
-            if (rc == MPI_SUCCESS && world_rank == 0)
-                overhead_csv(out, mpi_name, coll, opt->sizes[k], opt, &results[c][k]);
-            if (rc == MPI_SUCCESS && world_rank == 0 && opt->verbose)
-                fprintf(stderr, "xchg-bench: overhead %s %zu B done\n", xchg_coll_name(coll),
-                        opt->sizes[k]);
-        }
-        xchg_force(coll, "auto");
-        tool_call_free(&world);
-        tool_call_free(&self);
-    }
-    free(buffer);
-    if (rc != MPI_SUCCESS) {
-        if (world_rank == 0)
-            fprintf(stderr, "xchg-bench: --overhead: a call failed (MPI error %d)\n", rc);
-        return 1;
-    }
-    if (world_rank == 0)
-        overhead_summary(opt, mpi_name, results);
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
-    options_t opt;
+    bench_options_t opt;
     char mpi_name[64];
     FILE *out = stdout;
     int status;
@@ -1103,7 +784,7 @@ int main(int argc, char **argv)
         return status;
     }
     if (opt.overhead) {
-        status = run_overhead(&opt, out, mpi_name);
+        status = bench_overhead(&opt, out, mpi_name);
     } else {
         if (world_rank == 0) {
             fprintf(out, "mpi,ranks,collective,algorithm,params,bytes,iters,min_us,median_us,"

@@ -4,21 +4,26 @@
  *   xchg-sched alltoall radix p=N [r=R] [k=K] [b=BYTES] [show=all|rank0]
  *   xchg-sched allgather circulant p=N [k=K] [b=BYTES] [show=all|rank0]
  *   xchg-sched alltoall hier nodes=S1,S2,... [k=K] [mode=early|plain] [show=all|rounds]
+ *   xchg-sched alltoall torus dims=RxC|P [b=BYTES] [show=all|node0]
  *
  * For every round: who sends which blocks (or which bytes of which blocks) to whom, and how
- * many bytes; then C1 and C2 of the schedule next to the paper's formulas
- * (../shared/papers/002_0c74752dd805d1e2.txt, Sections 3 and 4). Defaults: r = 2, k = 1,
- * b = 1; show = all up to 16 ranks, rank0 above (every rank does the same, shifted by its
- * rank). The schedules are the ones the algorithms run (algos/sched/). No MPI is started.
- * hier (Sanders and Traff, ../shared/papers/003_9e1d01d36fc0153f.txt): nodes of S1, S2, ...
- * consecutive ranks (as XCHG_NODES), every phase, round and step (show=all, the default up to
- * 64 ranks) or only the pairs of nodes of every round (show=rounds), then the step counts
- * next to Fig. 3's and Theorem 1's; mode=plain prints Fig. 2 without Section 4's improvement
- * (the algorithm runs mode=early).
- * torus (Liu et al., ../shared/papers/004_b7196a565a1bb1dc.txt): dims=RxC (P: a ring), every
- * step's messages out of every port (show=all, the default up to 64 nodes, or node0) with the
- * blocks they carry (origin>destination, * for a relayed one), then steps and bytes next to
- * the paper's (AR: p/2, ceil(p^2/8); AT2: c/2 + 2, r c^2/8) and the bound on bytes.
+ * many bytes; then C1 and C2 of the schedule next to the formulas of Bruck et al., "Efficient
+ * algorithms for all-to-all communications in multiport message-passing systems", 1997,
+ * Sections 3 and 4. Defaults: r = 2, k = 1, b = 1; show = all up to 16 ranks, rank0 above
+ * (every rank does the same, shifted by its rank). The schedules are the ones the algorithms
+ * run (algos/sched/). No MPI is started.
+ * hier (Sanders and Traff, "The hierarchical factor algorithm for all-to-all communication"):
+ * nodes of S1, S2, ... consecutive ranks (as XCHG_NODES), every phase, round and step
+ * (show=all, the default up to 64 ranks) or only the pairs of nodes of every round
+ * (show=rounds), then the step counts next to Fig. 3's and Theorem 1's; mode=plain prints
+ * Fig. 2 without Section 4's improvement (the algorithm runs mode=early).
+ * torus (Liu, Gu, Bi, Tu, Dong, "Optimal all-to-all personalized communication in all-port
+ * tori", Sections III-IV): dims=RxC (P: a ring), every step's messages out of every port
+ * (show=all, the default up to 64 nodes, or node0) with the blocks they carry
+ * (origin>destination, * for a relayed one), then steps and bytes next to the paper's (AR:
+ * p/2, ceil(p^2/8); AT2: c/2 + 2, r c^2/8) and the bound on bytes.
+ * The subcommands are the registry's: "COLL NAME" runs the printer that the entry of that
+ * collective and name names (xchg_algo_t.schedule, XCHG_SCHEDULE_*; printers below).
  * The algorithms' own keys (r, k, dims) are read as the registry's descriptors read them
  * (tuning/registry.c), the same values and messages as XCHG_ALLTOALL=NAME:KEY=VALUE.
  *   xchg-sched markdown   prints the README's tables of algorithms and keys from the registry
@@ -39,23 +44,62 @@
 #define CIRC_MAX_RANKS 1000000
 
 typedef struct options {
-    int alltoall; /* 1: alltoall radix, 0: allgather circulant */
+    const xchg_algo_t *algo; /* the registry entry: radix's or circulant's */
+    int alltoall;            /* 1: radix's schedule, 0: circulant's */
     long p, r, k, b;
     int all_ranks;
 } options_t;
 
+/* A printer of schedules, run for the subcommand "COLL NAME" of the registry entry that names
+ * it (xchg_algo_t.schedule); the printers in the order of the usage. */
+typedef struct printer {
+    int schedule;     /* XCHG_SCHEDULE_* */
+    const char *args; /* its arguments, for the usage */
+    int (*run)(const xchg_algo_t *algo, int argc, char **argv);
+} printer_t;
+
+static int run_radix(const xchg_algo_t *algo, int argc, char **argv);
+static int run_circulant(const xchg_algo_t *algo, int argc, char **argv);
+static int show_hier(const xchg_algo_t *algo, int argc, char **argv);
+static int show_torus(const xchg_algo_t *algo, int argc, char **argv);
+
+static const printer_t printers[] = {
+    {XCHG_SCHEDULE_RADIX, "p=N [r=R] [k=K] [b=BYTES] [show=all|rank0]", run_radix},
+    {XCHG_SCHEDULE_CIRCULANT, "p=N [k=K] [b=BYTES] [show=all|rank0]", run_circulant},
+    {XCHG_SCHEDULE_HIER, "nodes=S1,S2,... [k=K] [mode=early|plain] [show=all|rounds]", show_hier},
+    {XCHG_SCHEDULE_TORUS, "dims=RxC|P [b=BYTES] [show=all|node0]", show_torus},
+};
+static const int nprinters = (int)(sizeof printers / sizeof printers[0]);
+
+/* The registry entry whose schedule the printer prints, or NULL. */
+static const xchg_algo_t *printer_algo(int schedule)
+{
+    for (int i = 0; i < xchg_nalgos; i++)
+        if (xchg_algos[i].schedule == schedule)
+            return &xchg_algos[i];
+    return NULL;
+}
+
+/* The name of the entry of the printer of schedule ("?" when the registry has none). */
+static const char *printer_name(int schedule)
+{
+    const xchg_algo_t *algo = printer_algo(schedule);
+    return algo ? algo->name : "?";
+}
+
 static void usage(FILE *out)
 {
+    for (int i = 0; i < nprinters; i++) {
+        const xchg_algo_t *algo = printer_algo(printers[i].schedule);
+        if (algo)
+            fprintf(out, "%s xchg-sched %s %s %s\n",
+                    i ? "      " : "usage:", xchg_coll_name(algo->coll), algo->name,
+                    printers[i].args);
+    }
     fprintf(out,
-            "usage: xchg-sched alltoall radix p=N [r=R] [k=K] [b=BYTES] [show=all|rank0]\n"
-            "       xchg-sched allgather circulant p=N [k=K] [b=BYTES] [show=all|rank0]\n"
-            "       xchg-sched alltoall hier nodes=S1,S2,... [k=K] [mode=early|plain] "
-            "[show=all|rounds]\n"
-            "       xchg-sched alltoall torus dims=RxC|P [b=BYTES] [show=all|node0]\n"
             "       xchg-sched markdown   (the README's tables of algorithms and keys)\n"
             "       xchg-sched --version\n"
-            "  p: ranks (1 .. %d for radix, .. %d for circulant); r: radix >= 2 (above p acts "
-            "as p);\n"
+            "  p: ranks (1 .. %d for %s, .. %d for %s); r: radix >= 2 (above p acts as p);\n"
             "  k: ports >= 1; b: bytes per block >= 1 (default 1); show: every rank's messages "
             "or rank 0's\n"
             "  (default: all up to 16 ranks)\n"
@@ -64,7 +108,8 @@ static void usage(FILE *out)
             "  mode: early (as the algorithm runs, Section 4) or plain (Fig. 2); show: every step "
             "or the rounds\n"
             "  (default: all up to 64 ranks)\n",
-            RADIX_MAX_RANKS, CIRC_MAX_RANKS);
+            RADIX_MAX_RANKS, printer_name(XCHG_SCHEDULE_RADIX), CIRC_MAX_RANKS,
+            printer_name(XCHG_SCHEDULE_CIRCULANT));
 }
 
 static int bad(const char *arg, const char *why)
@@ -90,18 +135,17 @@ static int parse_long(const char *text, long lo, long hi, long *out)
 /* arg when it is KEY=VALUE of one of the algorithm's own keys (its registry entry's
  * descriptors, tuning/registry.c, as XCHG_ALLTOALL=NAME:KEY=VALUE takes them): parsed into
  * params, 1; 0 when the key is not one of them; -1 after the message for a bad value. */
-static int algo_key(int coll, const char *name, const char *arg, xchg_params_t *params)
+static int algo_key(const xchg_algo_t *algo, const char *arg, xchg_params_t *params)
 {
     const char *eq = strchr(arg, '=');
     const xchg_param_t *desc;
     char key[32], err[256];
-    int idx = xchg_algo_find(coll, name);
 
-    if (!eq || idx < 0 || (size_t)(eq - arg) >= sizeof key)
+    if (!eq || (size_t)(eq - arg) >= sizeof key)
         return 0;
     memcpy(key, arg, (size_t)(eq - arg));
     key[eq - arg] = '\0';
-    if (!(desc = xchg_algo_key(&xchg_algos[idx], key)))
+    if (!(desc = xchg_algo_key(algo, key)))
         return 0;
     if (xchg_param_parse(desc, eq + 1, params, err, sizeof err) != 0) {
         bad(arg, err);
@@ -111,38 +155,26 @@ static int algo_key(int coll, const char *name, const char *arg, xchg_params_t *
 }
 
 /* "unknown key (keys: p, b, show; radix's: r,k)": the tool's keys, then the algorithm's. */
-static int unknown_key(const char *arg, int coll, const char *name, const char *tool_keys)
+static int unknown_key(const char *arg, const xchg_algo_t *algo, const char *tool_keys)
 {
     char keys[64], why[160];
-    int idx = xchg_algo_find(coll, name);
-    if (idx < 0)
-        snprintf(keys, sizeof keys, "none");
-    else
-        xchg_algo_keys_text(&xchg_algos[idx], keys, sizeof keys);
-    snprintf(why, sizeof why, "unknown key (keys: %s; %s's: %s)", tool_keys, name, keys);
+    xchg_algo_keys_text(algo, keys, sizeof keys);
+    snprintf(why, sizeof why, "unknown key (keys: %s; %s's: %s)", tool_keys, algo->name, keys);
     return bad(arg, why);
 }
 
-/* 0 when the arguments are good, else the exit status (2) after the message. */
-static int parse(int argc, char **argv, options_t *opt)
+/* The arguments of radix and circulant (argv[3] on) into opt: 0 when they are good, else the
+ * exit status (2) after the message. */
+static int parse(const xchg_algo_t *algo, int argc, char **argv, options_t *opt)
 {
     int show = -1, known;
     xchg_params_t params = {0};
     memset(opt, 0, sizeof *opt);
+    opt->algo = algo;
+    opt->alltoall = algo->schedule == XCHG_SCHEDULE_RADIX;
     opt->r = 2;
     opt->k = 1;
     opt->b = 1;
-    if (argc < 2)
-        return bad("", "missing the collective (alltoall or allgather)");
-    if (strcmp(argv[1], "alltoall") == 0)
-        opt->alltoall = 1;
-    else if (strcmp(argv[1], "allgather") != 0)
-        return bad(argv[1], "the collective must be alltoall or allgather");
-    if (argc < 3)
-        return bad(argv[1], "missing the algorithm (radix for alltoall, circulant for allgather)");
-    if (strcmp(argv[2], opt->alltoall ? "radix" : "circulant") != 0)
-        return bad(argv[2], opt->alltoall ? "the alltoall algorithms here are radix, hier and torus"
-                                          : "the allgather algorithm here is circulant");
     for (int i = 3; i < argc; i++) {
         const char *eq = strchr(argv[i], '=');
         const char *value = eq ? eq + 1 : "";
@@ -150,7 +182,7 @@ static int parse(int argc, char **argv, options_t *opt)
         long max_p = opt->alltoall ? RADIX_MAX_RANKS : CIRC_MAX_RANKS;
         if (!eq)
             return bad(argv[i], "expected KEY=VALUE");
-        known = algo_key(opt->alltoall ? XCHG_ALLTOALL : XCHG_ALLGATHER, argv[2], argv[i], &params);
+        known = algo_key(algo, argv[i], &params);
         if (known < 0)
             return 2;
         if (known)
@@ -170,8 +202,7 @@ static int parse(int argc, char **argv, options_t *opt)
             else
                 return bad(argv[i], "show must be all or rank0");
         } else {
-            return unknown_key(argv[i], opt->alltoall ? XCHG_ALLTOALL : XCHG_ALLGATHER, argv[2],
-                               "p, b, show");
+            return unknown_key(argv[i], algo, "p, b, show");
         }
     }
     opt->r = params.radix > 0 ? params.radix : opt->r;
@@ -219,8 +250,9 @@ static int show_radix(const options_t *opt)
     int r_given = opt->r > opt->p ? (int)opt->p : (int)opt->r;
 
     xchg_radix_init(&s, (int)opt->p, r_given, opt->k > 1000000 ? 1000000 : (int)opt->k);
-    printf("alltoall radix: p=%d r=%d k=%d, b=%zu bytes per block%s\n", s.nranks, s.radix, s.nports,
-           b, opt->r > opt->p && opt->p > 1 ? " (r above p acts as p)" : "");
+    printf("%s %s: p=%d r=%d k=%d, b=%zu bytes per block%s\n", xchg_coll_name(opt->algo->coll),
+           opt->algo->name, s.nranks, s.radix, s.nports, b,
+           opt->r > opt->p && opt->p > 1 ? " (r above p acts as p)" : "");
     printf("w = ceil(log_%d %d) = %d subphases; steps per subphase:", s.radix, s.nranks, s.ndigits);
     for (int x = 0; x < s.ndigits; x++)
         printf(" %d", xchg_radix_nsteps(&s, x));
@@ -295,8 +327,9 @@ static int show_circulant(const options_t *opt)
         return 1;
     }
     xchg_circ_plan(&plan, (int)opt->p, k, (size_t)opt->b, areas);
-    printf("allgather circulant: p=%d k=%d, b=%zu bytes per block%s\n", plan.nranks, plan.nports,
-           plan.block_bytes, opt->k > plan.nports ? " (k above p-1 acts as p-1)" : "");
+    printf("%s %s: p=%d k=%d, b=%zu bytes per block%s\n", xchg_coll_name(opt->algo->coll),
+           opt->algo->name, plan.nranks, plan.nports, plan.block_bytes,
+           opt->k > plan.nports ? " (k above p-1 acts as p-1)" : "");
     printf("d = ceil(log_%d %d) = %d rounds; n1 = %d blocks held before the last round, "
            "n2 = %d brought by it\n",
            plan.nports + 1, plan.nranks, plan.nrounds, plan.n1, plan.n2);
@@ -372,7 +405,7 @@ static int parse_nodes(const char *arg, const char *list, hier_options_t *opt)
     return opt->nnodes > 0 ? 0 : bad(arg, "nodes must list at least one size");
 }
 
-static int parse_hier(int argc, char **argv, hier_options_t *opt)
+static int parse_hier(const xchg_algo_t *algo, int argc, char **argv, hier_options_t *opt)
 {
     int show = -1, rc, known;
     xchg_params_t params = {0};
@@ -385,7 +418,7 @@ static int parse_hier(int argc, char **argv, hier_options_t *opt)
         size_t keylen = eq ? (size_t)(eq - argv[i]) : 0;
         if (!eq)
             return bad(argv[i], "expected KEY=VALUE");
-        known = algo_key(XCHG_ALLTOALL, "hier", argv[i], &params);
+        known = algo_key(algo, argv[i], &params);
         if (known < 0)
             return 2;
         if (known)
@@ -402,7 +435,7 @@ static int parse_hier(int argc, char **argv, hier_options_t *opt)
                 return bad(argv[i], "show must be all or rounds");
             show = value[0] == 'a';
         } else {
-            return unknown_key(argv[i], XCHG_ALLTOALL, "hier", "nodes, mode, show");
+            return unknown_key(argv[i], algo, "nodes, mode, show");
         }
     }
     opt->k = params.nports > 0 ? params.nports : opt->k;
@@ -487,12 +520,12 @@ static void print_hier_summary(const xchg_factor_t *f, const hier_options_t *opt
            opt->k, xchg_factor_batches(s, opt->mode, opt->k > 1000000 ? 1000000 : (int)opt->k));
 }
 
-static int show_hier(int argc, char **argv)
+static int show_hier(const xchg_algo_t *algo, int argc, char **argv)
 {
     static int size[HIER_MAX_NODES];
     hier_options_t opt = {0, 0, 0, 0, 1, size};
     xchg_factor_t f;
-    int rc = parse_hier(argc, argv, &opt), *node_of = NULL;
+    int rc = parse_hier(algo, argc, argv, &opt), *node_of = NULL;
     void *ws = NULL;
     xchg_factor_slot_t *slots = NULL;
 
@@ -511,8 +544,8 @@ static int show_hier(int argc, char **argv)
     }
     if (opt.messages)
         slots = malloc((size_t)opt.nranks * xchg_factor_max_slots(&f) * sizeof *slots);
-    printf("alltoall hier: p=%d on %d node%s, k=%ld, mode=%s\n", opt.nranks, opt.nnodes,
-           opt.nnodes == 1 ? "" : "s", opt.k,
+    printf("%s %s: p=%d on %d node%s, k=%ld, mode=%s\n", xchg_coll_name(algo->coll), algo->name,
+           opt.nranks, opt.nnodes, opt.nnodes == 1 ? "" : "s", opt.k,
            opt.mode == XCHG_FACTOR_EARLY ? "early (as the algorithm runs)" : "plain (Fig. 2)");
     printf("node order (size, id):");
     for (int a = 0; a < f.shape.nnodes; a++) {
@@ -599,7 +632,7 @@ static void print_torus_summary(const xchg_torus_t *t, long b)
     printf("schedule: %s\n", kinds[t->kind]);
 }
 
-static int show_torus(int argc, char **argv)
+static int show_torus(const xchg_algo_t *algo, int argc, char **argv)
 {
     int rows = 0, cols = 0, show = -1, most = 1;
     long b = 1;
@@ -609,7 +642,7 @@ static int show_torus(int argc, char **argv)
     for (int i = 3; i < argc; i++) {
         const char *eq = strchr(argv[i], '=');
         xchg_params_t params = {0};
-        int known = algo_key(XCHG_ALLTOALL, "torus", argv[i], &params);
+        int known = algo_key(algo, argv[i], &params);
         if (known < 0)
             return 2;
         if (known) {
@@ -625,7 +658,7 @@ static int show_torus(int argc, char **argv)
                 return bad(argv[i], "show must be all or node0");
             show = strcmp(eq + 1, "all") == 0;
         } else {
-            return unknown_key(argv[i], XCHG_ALLTOALL, "torus", "b, show");
+            return unknown_key(argv[i], algo, "b, show");
         }
     }
     if (rows == 0)
@@ -643,8 +676,8 @@ static int show_torus(int argc, char **argv)
         return 1;
     }
     show = show >= 0 ? show : t.nodes <= 64;
-    printf("alltoall torus dims=%dx%d: %d nodes (node x*%d+y), b=%ld%s\n", t.rows, t.cols, t.nodes,
-           t.cols, b,
+    printf("%s %s dims=%dx%d: %d nodes (node x*%d+y), b=%ld%s\n", xchg_coll_name(algo->coll),
+           algo->name, t.rows, t.cols, t.nodes, t.cols, b,
            t.nparts > 1 ? ", every block in two parts (.0: row first, .1: column first)" : "");
     for (int k = 0; k < t.nsteps; k++) {
         printf("step %d: largest message %ld unit%s, at most %d message%s per node\n", k,
@@ -660,11 +693,124 @@ static int show_torus(int argc, char **argv)
     return 0;
 }
 
-int main(int argc, char **argv)
+static int run_radix(const xchg_algo_t *algo, int argc, char **argv)
 {
     options_t opt;
-    int rc;
+    int rc = parse(algo, argc, argv, &opt);
+    return rc != 0 ? rc : show_radix(&opt);
+}
 
+static int run_circulant(const xchg_algo_t *algo, int argc, char **argv)
+{
+    options_t opt;
+    int rc = parse(algo, argc, argv, &opt);
+    return rc != 0 ? rc : show_circulant(&opt);
+}
+
+/* ---- the subcommands ---- */
+
+/* The printer of an entry, or NULL. */
+static const printer_t *printer_of(const xchg_algo_t *algo)
+{
+    for (int i = 0; i < nprinters; i++)
+        if (algo->schedule != XCHG_SCHEDULE_NONE && printers[i].schedule == algo->schedule)
+            return &printers[i];
+    return NULL;
+}
+
+/* 1 when coll has an entry with a printer */
+static int coll_has_printer(int coll)
+{
+    for (int i = 0; i < xchg_nalgos; i++)
+        if (xchg_algos[i].coll == coll && printer_of(&xchg_algos[i]))
+            return 1;
+    return 0;
+}
+
+/* The names of coll's entries with a printer, "radix, hier and torus" (last_word: "and" or
+ * "or"); their count. */
+static int printed_names(int coll, const char *last_word, char *out, size_t outlen)
+{
+    int n = 0, total = 0;
+    size_t used = 0;
+    for (int i = 0; i < xchg_nalgos; i++)
+        total += xchg_algos[i].coll == coll && printer_of(&xchg_algos[i]);
+    out[0] = '\0';
+    for (int i = 0; i < xchg_nalgos && used < outlen; i++) {
+        if (xchg_algos[i].coll != coll || !printer_of(&xchg_algos[i]))
+            continue;
+        n++;
+        used += (size_t)snprintf(out + used, outlen - used, "%s%s",
+                                 n == 1       ? ""
+                                 : n == total ? " "
+                                              : ", ",
+                                 xchg_algos[i].name);
+        if (n == total - 1 && used < outlen)
+            used += (size_t)snprintf(out + used, outlen - used, " %s", last_word);
+    }
+    return total;
+}
+
+/* The collectives that have printers, "alltoall or allgather" ("NAMES for COLL, ..." when
+ * with_names). */
+static void printed_colls(int with_names, char *out, size_t outlen)
+{
+    char names[256];
+    int n = 0, total = 0;
+    size_t used = 0;
+    for (int c = 0; c < XCHG_NCOLLS; c++)
+        total += coll_has_printer(c);
+    out[0] = '\0';
+    for (int c = 0; c < XCHG_NCOLLS && used < outlen; c++) {
+        const char *separator;
+        if (!coll_has_printer(c))
+            continue;
+        n++;
+        separator = n == 1 ? "" : with_names || n < total ? ", " : " or ";
+        printed_names(c, "or", names, sizeof names);
+        used +=
+            (size_t)snprintf(out + used, outlen - used, "%s%s%s%s", separator,
+                             with_names ? names : "", with_names ? " for " : "", xchg_coll_name(c));
+    }
+}
+
+/* The subcommand "COLL NAME ...": the printer of the registry entry that NAME names. */
+static int run_printer(int argc, char **argv)
+{
+    char text[512], why[600];
+    int coll = -1, idx, n;
+    const printer_t *printer;
+
+    printed_colls(0, text, sizeof text);
+    if (argc < 2) {
+        snprintf(why, sizeof why, "missing the collective (%s)", text);
+        return bad("", why);
+    }
+    for (int c = 0; c < XCHG_NCOLLS; c++)
+        if (strcmp(argv[1], xchg_coll_name(c)) == 0 && coll_has_printer(c))
+            coll = c;
+    if (coll < 0) {
+        snprintf(why, sizeof why, "the collective must be %s", text);
+        return bad(argv[1], why);
+    }
+    if (argc < 3) {
+        printed_colls(1, text, sizeof text);
+        snprintf(why, sizeof why, "missing the algorithm (%s)", text);
+        return bad(argv[1], why);
+    }
+    idx = xchg_algo_find(coll, argv[2]);
+    printer = idx >= 0 ? printer_of(&xchg_algos[idx]) : NULL;
+    if (!printer) {
+        n = printed_names(coll, "and", text, sizeof text);
+        snprintf(why, sizeof why, "the %s algorithm%s here %s %s", xchg_coll_name(coll),
+                 n == 1 ? "" : "s", n == 1 ? "is" : "are", text);
+        return bad(argv[2], why);
+    }
+    return printer->run(&xchg_algos[idx], argc, argv);
+}
+
+int main(int argc, char **argv)
+{
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
         printf("xchg-sched %s\n", XCHG_VERSION);
         return 0;
@@ -673,12 +819,5 @@ int main(int argc, char **argv)
         xchg_registry_markdown(stdout); /* README.md's tables (test_readme checks them) */
         return 0;
     }
-    if (argc >= 3 && strcmp(argv[1], "alltoall") == 0 && strcmp(argv[2], "hier") == 0)
-        return show_hier(argc, argv);
-    if (argc >= 3 && strcmp(argv[1], "alltoall") == 0 && strcmp(argv[2], "torus") == 0)
-        return show_torus(argc, argv);
-    rc = parse(argc, argv, &opt);
-    if (rc != 0)
-        return rc;
-    return opt.alltoall ? show_radix(&opt) : show_circulant(&opt);
+    return run_printer(argc, argv);
 }

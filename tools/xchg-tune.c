@@ -4,14 +4,17 @@
  *     mpiexec -n 16 build/xchg-tune -o tuning.txt [--verify] [--quick]
  *     XCHG_TUNING=tuning.txt scripts/xchgrun -n 16 ./app
  *
- * Phases (the model is T = beta + m tau, Bruck et al., ../shared/papers/002_0c74752dd805d1e2.txt,
- * Section 1.2; tuning/cost.h adds rho and port_share):
+ * Phases (the model is T = beta + m tau, Bruck et al., "Efficient algorithms for all-to-all
+ * communications in multiport message-passing systems", 1997, Section 1.2; tuning/cost.h adds
+ * rho and port_share). The arithmetic of phases 1, 2 and 4 (fits, port_share, the curves'
+ * points) is tuning/fit.c, unit-tested; this file measures.
  *  1. beta, tau: ping-pong between world rank 0 and one partner over message sizes 0 B to
  *     4 MiB, every message through xchg_exchange (the round helper the algorithms use, with
  *     its waiting policy). The one-way time of each size is half the median round trip; beta
  *     and tau are the least-squares fit of T(m) = beta + m tau with every point weighted by
  *     1/T(m)^2, so the fit minimises relative errors and small messages count as much as
- *     large ones; the residual is reported as the root mean square relative error. The
+ *     large ones, outliers dropped (xchg_fit_linear); the residual is reported as the root
+ *     mean square relative error. The
  *     partner is a rank on the same node, and when the job spans nodes a rank on another node
  *     too. The table's machine line keeps both levels: beta and tau of the pair on one node,
  *     beta_inter and tau_inter of the pair across nodes (version 2 of the table; when rank 0
@@ -82,6 +85,7 @@
 
 #include "../shim/api.h"
 #include "../tuning/cost.h"
+#include "../tuning/fit.h"
 #include "../tuning/table.h"
 #include "../tuning/table_write.h"
 #include "tool_common.h"
@@ -341,85 +345,6 @@ static int pingpong(xchg_ctx_t *ctx, int a, int b, const size_t *sizes, int nsiz
     if (rc == MPI_SUCCESS)
         rc = tool_barrier(MPI_COMM_WORLD, !(me == a || me == b));
     return rc;
-}
-
-typedef struct fit {
-    double beta, tau, rms, worst; /* rms and worst relative residual of the points kept */
-    int npoints, dropped;
-    int ok;
-} fit_t;
-
-/* Least squares of t = beta + m tau over the points not dropped, with weights 1/t^2 (so the
- * fit minimises relative errors). */
-static fit_t fit_weighted(const size_t *m, const double *t, const int *drop, int n)
-{
-    double A = 0, B = 0, C = 0, D = 0, E = 0, det, sum2 = 0;
-    fit_t f;
-    memset(&f, 0, sizeof f);
-    for (int i = 0; i < n; i++) {
-        double u = 1.0 / t[i], x = (double)m[i];
-        if (drop[i])
-            continue;
-        A += u * u;
-        B += x * u * u;
-        C += x * x * u * u;
-        D += u;
-        E += x * u;
-        f.npoints++;
-    }
-    det = A * C - B * B;
-    if (f.npoints < 2 || det <= 0)
-        return f;
-    f.beta = (D * C - E * B) / det;
-    f.tau = (A * E - B * D) / det;
-    if (f.beta < 0) { /* refit through the origin: tau alone */
-        f.beta = 0;
-        f.tau = E / C;
-    }
-    if (f.tau < 0) { /* no measurable bandwidth term: beta alone */
-        f.tau = 0;
-        f.beta = D / A;
-    }
-    for (int i = 0; i < n; i++) {
-        double rel = (f.beta + (double)m[i] * f.tau - t[i]) / t[i];
-        if (drop[i])
-            continue;
-        sum2 += rel * rel;
-        if (fabs(rel) > f.worst)
-            f.worst = fabs(rel);
-    }
-    f.rms = sqrt(sum2 / f.npoints);
-    f.ok = 1;
-    return f;
-}
-
-/* The weighted fit, with outliers (a point more than 3 times the others' rms off the fit,
- * as when another process took the processor) dropped one at a time, at most a quarter of
- * the points. */
-static fit_t fit_linear(const size_t *m, const double *t, int n)
-{
-    int drop[64] = {0};
-    fit_t f = fit_weighted(m, t, drop, n);
-    for (int dropped = 0; f.ok && dropped < n / 4; dropped++) {
-        int worst = -1;
-        double worst_rel = 0, others = 0;
-        for (int i = 0; i < n; i++) {
-            double rel = fabs((f.beta + (double)m[i] * f.tau - t[i]) / t[i]);
-            if (!drop[i] && rel > worst_rel) {
-                worst_rel = rel;
-                worst = i;
-            }
-        }
-        others = f.npoints > 1
-                     ? sqrt((f.rms * f.rms * f.npoints - worst_rel * worst_rel) / (f.npoints - 1))
-                     : 0;
-        if (worst < 0 || worst_rel <= 3 * others)
-            break;
-        drop[worst] = 1;
-        f = fit_weighted(m, t, drop, n);
-        f.dropped = dropped + 1;
-    }
-    return f;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -751,14 +676,6 @@ static int verify_cell(int coll, int p, size_t bytes, candidate_t *cands, int nc
 /* ---------------------------------------------------------------------------------------- */
 /* Measurement loops over the cells (phases 4 and 6)                                         */
 
-/* value with 4 significant digits: what the table says is what this run used */
-static double round_digits(double value)
-{
-    char text[32];
-    snprintf(text, sizeof text, "%.4g", value);
-    return strtod(text, NULL);
-}
-
 /* The index of a cell (collective, size index, bucket) in cells and native times. */
 static size_t cell_at(const options_t *opt, int nbuckets, int coll, int s, int b)
 {
@@ -818,7 +735,8 @@ static void time_native(int coll, int s, int b, tool_call_t *call, MPI_Comm comm
     double wall, budget = opt->verify ? (opt->quick ? 0.004 : 0.02) : (opt->quick ? 0.002 : 0.005);
 
     pass->times[cell_at(opt, pass->nbuckets, coll, s, b)] =
-        time_spec(coll, "native", pass->buckets[b], budget, opt, call, comm, &wall);
+        time_spec(coll, xchg_algos[xchg_native_index(coll)].name, pass->buckets[b], budget, opt,
+                  call, comm, &wall);
     pass->seconds += wall;
 }
 
@@ -849,12 +767,9 @@ static void build_curves(const double *times, const options_t *opt, const size_t
     xchg_native_point_t points[MAX_BUCKETS];
     for (int coll = 0; coll < XCHG_NCOLLS; coll++)
         for (int s = 0; s < opt->nsizes; s++) {
-            int n = 0;
-            for (int b = 0; b < nbuckets; b++) {
-                double t = times[cell_at(opt, nbuckets, coll, s, b)];
-                if (t >= 0)
-                    points[n++] = (xchg_native_point_t){buckets[b], round_digits(t)};
-            }
+            /* the row of (coll, s): its buckets are consecutive cells */
+            int n = xchg_fit_curve_points(buckets, times + cell_at(opt, nbuckets, coll, s, 0),
+                                          nbuckets, points);
             if (n > 0 && xchg_native_curve_add(curves, coll, opt->sizes[s], points, n, 0) != 0 &&
                 world_rank == 0)
                 fprintf(stderr, "xchg-tune: no memory for the native curve of %s on %d ranks\n",
@@ -884,7 +799,7 @@ static void describe_native(FILE *out, const char *prefix, const double *times,
                 memset(&none, 0, sizeof none);
                 model = xchg_cost_native(&call, &modelled, &none);
                 if (t >= 0 && model > 0)
-                    series_add(&ratios, round_digits(t) / model);
+                    series_add(&ratios, xchg_fit_round(t) / model);
             }
         if (ratios.n == 0) {
             fprintf(out, "%snative %s: not measured\n", prefix, xchg_coll_name(coll));
@@ -998,7 +913,8 @@ static int build_table(const cell_t *cells, const options_t *opt, const size_t *
 /* ---------------------------------------------------------------------------------------- */
 
 typedef struct measured {
-    fit_t same, cross; /* same node; across nodes (ok = 0 when not measured) */
+    xchg_fit_t same, cross;  /* same node; across nodes (ok = 0 when not measured) */
+    int same_fit, cross_fit; /* xchg_fit_linear's verdicts, when measured */
     int same_peer, cross_peer;
     double t_k[PORTS_MAX + 1];
     int kmax, layout;
@@ -1017,7 +933,7 @@ typedef struct measured {
     double seconds;
 } measured_t;
 
-static void fit_text(const char *what, const fit_t *f, int peer, char *out, size_t outlen)
+static void fit_text(const char *what, const xchg_fit_t *f, int peer, char *out, size_t outlen)
 {
     snprintf(out, outlen,
              "%s (world ranks 0 and %d): beta=%.3g s, tau=%.3g s/B (%.2f GB/s), fit residual "
@@ -1027,7 +943,7 @@ static void fit_text(const char *what, const fit_t *f, int peer, char *out, size
 }
 
 static void print_points(const char *what, const size_t *sizes, const double *oneway, int n,
-                         const fit_t *f)
+                         const xchg_fit_t *f)
 {
     fprintf(info, "  ping-pong %s: bytes, one-way us, fit us\n", what);
     for (int i = 0; i < n; i++)
@@ -1187,7 +1103,7 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
         if (rc != MPI_SUCCESS)
             return rc;
         if (ctx->rank == 0) {
-            m->same = fit_linear(sizes, oneway, nsizes);
+            m->same_fit = xchg_fit_linear(sizes, oneway, nsizes, &m->same);
             if (opt->verbose)
                 print_points("one node", sizes, oneway, nsizes, &m->same);
         }
@@ -1197,19 +1113,13 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
         if (rc != MPI_SUCCESS)
             return rc;
         if (ctx->rank == 0) {
-            m->cross = fit_linear(sizes, oneway, nsizes);
+            m->cross_fit = xchg_fit_linear(sizes, oneway, nsizes, &m->cross);
             if (opt->verbose)
                 print_points("across nodes", sizes, oneway, nsizes, &m->cross);
             /* A link with a rate limit or a buffer passes a burst faster than it sustains
-             * (tc's tbf, a switch's buffers), and the relative fit favours small messages; a
-             * collective's traffic between nodes lasts long enough to run at the sustained
-             * rate: the slope of the two largest sizes, when it is steeper by a quarter. */
-            if (m->cross.ok && nsizes >= 2 && sizes[nsizes - 1] > sizes[nsizes - 2]) {
-                double slope = (oneway[nsizes - 1] - oneway[nsizes - 2]) /
-                               (double)(sizes[nsizes - 1] - sizes[nsizes - 2]);
-                if (slope > 1.25 * m->cross.tau)
-                    m->cross_sustained = slope;
-            }
+             * (tc's tbf, a switch's buffers); a collective's traffic between nodes lasts long
+             * enough to run at the sustained rate (tuning/fit.h). */
+            m->cross_sustained = xchg_fit_sustained_tau(sizes, oneway, nsizes, &m->cross);
         }
     }
 
@@ -1236,7 +1146,7 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
 
     if (ctx->rank == 0) {
         /* both levels when both pairs were measured; else the one pair's for all messages */
-        const fit_t *f = m->same.ok ? &m->same : &m->cross;
+        const xchg_fit_t *f = m->same.ok ? &m->same : &m->cross;
         *machine = xchg_machine_default;
         if (f->ok) {
             machine->beta = f->beta;
@@ -1249,14 +1159,7 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
         }
         if (m->rho > 0)
             machine->rho = m->rho;
-        if (m->kmax >= 2 && m->t_k[1] > machine->beta) {
-            double num = 0, den = 0;
-            for (int k = 2; k <= m->kmax; k++) {
-                double y = (m->t_k[k] - m->t_k[1]) / (m->t_k[1] - machine->beta);
-                num += (k - 1) * y;
-                den += (double)(k - 1) * (k - 1);
-            }
-            m->port_share = num / den > 0 ? num / den : 0;
+        if (xchg_fit_port_share(m->t_k + 1, m->kmax, machine->beta, &m->port_share) == 0) {
             m->port_measured = 1;
             machine->port_share = m->port_share;
         }
@@ -1264,12 +1167,12 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
     free(buf);
     free(recvbuf);
     /* 4 significant digits: what the table's machine line says is what the table used */
-    machine->beta = round_digits(machine->beta);
-    machine->tau = round_digits(machine->tau);
-    machine->rho = round_digits(machine->rho);
-    machine->port_share = round_digits(machine->port_share);
-    machine->beta_inter = round_digits(machine->beta_inter);
-    machine->tau_inter = round_digits(machine->tau_inter);
+    machine->beta = xchg_fit_round(machine->beta);
+    machine->tau = xchg_fit_round(machine->tau);
+    machine->rho = xchg_fit_round(machine->rho);
+    machine->port_share = xchg_fit_round(machine->port_share);
+    machine->beta_inter = xchg_fit_round(machine->beta_inter);
+    machine->tau_inter = xchg_fit_round(machine->tau_inter);
     rc = tool_bcast(machine, (int)(sizeof *machine), MPI_BYTE, 0, MPI_COMM_WORLD);
     m->seconds = MPI_Wtime() - start;
     return rc;
@@ -1334,10 +1237,15 @@ static void describe_measurements(FILE *out, const char *prefix, const measured_
     if (m->same.ok) {
         fit_text("ping-pong on one node", &m->same, m->same_peer, text, sizeof text);
         fprintf(out, "%s%s\n", prefix, text);
+    } else if (m->same_fit != XCHG_FIT_OK) {
+        fprintf(out, "%sping-pong on one node: no fit (%s)\n", prefix, xchg_fit_error(m->same_fit));
     }
     if (m->cross.ok) {
         fit_text("ping-pong across nodes", &m->cross, m->cross_peer, text, sizeof text);
         fprintf(out, "%s%s\n", prefix, text);
+    } else if (m->cross_fit != XCHG_FIT_OK) {
+        fprintf(out, "%sping-pong across nodes: no fit (%s)\n", prefix,
+                xchg_fit_error(m->cross_fit));
     }
     if (m->cross_sustained > 0)
         fprintf(out,
@@ -1594,7 +1502,7 @@ int main(int argc, char **argv)
             for (int b = 0; b < nbuckets; b++) {
                 cell_t *cell = &cells[cell_at(&opt, nbuckets, coll, s, b)];
                 int n = enumerate(coll, opt.sizes[s], &cell_topo[s], buckets[b], &machine, cands);
-                cell->algo = n > 0 ? cands[0].algo : xchg_algo_find(coll, "native");
+                cell->algo = n > 0 ? cands[0].algo : xchg_native_index(coll);
                 cell->params = n > 0 ? cands[0].params : (xchg_params_t){0};
                 cell->predicted = n > 0 ? cands[0].predicted : INFINITY;
                 native_chosen += xchg_algos[cell->algo].native;

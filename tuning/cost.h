@@ -50,6 +50,9 @@ double xchg_cost_alltoallv_pairwise(const xchg_call_t *call, const xchg_machine_
 /* the shm algorithms of all three collectives (tuning/cost_shm.c) */
 double xchg_cost_shm(const xchg_call_t *call, const xchg_machine_t *machine,
                      xchg_params_t *params);
+/* the node algorithms of all three collectives (tuning/cost_node.c) */
+double xchg_cost_node(const xchg_call_t *call, const xchg_machine_t *machine,
+                      xchg_params_t *params);
 /* The time of one alltoall transpose of call->block_bytes on call's communicator, by a model
  * of the caller's choice (twophase's inner alltoall left to selection). */
 typedef double xchg_transpose_cost_fn(const xchg_call_t *transpose, const xchg_machine_t *machine);

@@ -5,8 +5,10 @@
  * algos/impls.c; "native" (native = 1) is the MPI library's own collective and has none.
  * Every tool and table works from these entries: spec parsing and formatting (here), the
  * tuning table (table.c), xchg-tune's candidates (xchg_params_variants), xchg-bench's specs,
- * xchg-sched's arguments and the README's tables (xchg_registry_markdown, xchg-decide
- * --markdown, checked against README.md by the suite).
+ * xchg-sched's arguments and subcommands and the README's tables (xchg_registry_markdown,
+ * xchg-decide --markdown, checked against README.md by the suite). Code outside this file
+ * names no algorithm: it finds entries by their flags (xchg_native_index, xchg_baseline_index,
+ * the schedule field) or by a name it was given (sim/project.c's account of MPICH's choices).
  * Adding an algorithm: an entry below (new keys: a descriptor and a field of xchg_params_t),
  * its binding in algos/impls.c (README.md, "Adding an algorithm").
  */
@@ -24,6 +26,7 @@
 #include "../algos/sched/factor.h"
 #include "../algos/sched/torus.h"
 #include "../algos/sched/shm.h"
+#include "../algos/sched/node.h"
 
 #define VALUE_MAX 1000000000L /* the largest integer a key takes */
 
@@ -74,6 +77,18 @@ static const xchg_param_t key_dims = {
     .meaning = "torus shape RxC (rank = x c + y), or P for a ring",
 };
 
+static const xchg_param_t key_leaders = {
+    .key = "leaders",
+    .type = XCHG_PARAM_INT,
+    .field = offsetof(xchg_params_t, leaders),
+    .min = 1,
+    .max = VALUE_MAX,
+    .noun = "the number of leaders per node",
+    .meaning = "ranks of each node that exchange with other nodes (above a node's ranks acts as "
+               "them; 1: one message at a time, the factor schedule)",
+    .tune = "1,2,4",
+};
+
 /* ------------------------------------------------------------------------------------------ */
 /* The algorithms                                                                             */
 
@@ -104,7 +119,10 @@ static int shm_applies(const xchg_call_t *call, const xchg_params_t *params, con
     return 1;
 }
 
-#define SHM_SOURCE "shared memory (MPI-3 MPI_Win_allocate_shared)"
+#define SHM_SOURCE "shared memory (POSIX, a segment per node)"
+#define NODE_SOURCE                                                                                \
+    "Sanders, Träff, Section 2 (Lemma 1), Section 3 (node order, single-ported nodes), over "     \
+    "nodes; shared memory (POSIX, a segment per node)"
 
 const xchg_algo_t xchg_algos[] = {
     /* MPI_Alltoall */
@@ -126,6 +144,7 @@ const xchg_algo_t xchg_algos[] = {
         .description = "p-1 steps, step s sends to rank+s and receives from rank-s, k steps in "
                        "flight (the r = p case of the radix index algorithm)",
         .source = "baseline",
+        .baseline = 1,
     },
     {
         .name = "radix",
@@ -137,6 +156,7 @@ const xchg_algo_t xchg_algos[] = {
                        "steps, k steps per round; C1 = ceil((r-1)/k) ceil(log_r p); r = 2 "
                        "minimises rounds, r = p moves each block once",
         .source = "Bruck et al. 1997, Section 3, Appendix A",
+        .schedule = XCHG_SCHEDULE_RADIX,
     },
     {
         .name = "hier",
@@ -154,6 +174,7 @@ const xchg_algo_t xchg_algos[] = {
             "intra-node work at the intra-node ones); with one level of constants auto does not "
             "pick it",
         .source = "Sanders, Träff, Fig. 2, Lemma 1, Section 4",
+        .schedule = XCHG_SCHEDULE_HIER,
     },
     {
         .name = "torus",
@@ -176,6 +197,7 @@ const xchg_algo_t xchg_algos[] = {
             "`XCHG_TORUS`; without one the model says INFINITY, so auto never takes it on a "
             "flat communicator. `build/xchg-sched alltoall torus dims=4x4` prints every step",
         .source = "Liu, Gu, Bi, Tu, Dong, Sections III-IV, Fig. 2, Fig. 5, Lemmas 2 and 4",
+        .schedule = XCHG_SCHEDULE_TORUS,
     },
     {
         .name = "shm",
@@ -187,6 +209,26 @@ const xchg_algo_t xchg_algos[] = {
                        "blocks out (blocks beyond `XCHG_SHM_BYTES` / p^2 go in pieces, one "
                        "synchronisation each)",
         .source = SHM_SOURCE,
+        .shared_memory = 1,
+    },
+    {
+        .name = "node",
+        .coll = XCHG_ALLTOALL,
+        .applies = xchg_node_applies,
+        .cost = xchg_cost_node,
+        .keys = {&key_leaders},
+        .description =
+            "node-aware, for any layout (uneven nodes, interleaved ranks, one-rank nodes, one "
+            "node): each node's ranks copy their blocks into the node's shared segment, one "
+            "message per pair of nodes (n_x n_y blocks) goes between the nodes' leaders, the "
+            "ranks copy their blocks out. `leaders=1`: one message of a node at a time, in the "
+            "1-factor rounds of the nodes (N - 1 for N even, else N), the hierarchical factor "
+            "schedule with each node's messages gathered; `leaders=L`: min(L, n_x) leaders per "
+            "node share its rounds, a message of 128 KiB or more cut into parts by bytes over "
+            "both nodes' leaders. Priced on the two-level machine: start-ups of the busiest "
+            "leader, bytes of the busiest node's link, copies, two synchronisations a pass. "
+            "Streams beyond a window of the segment (`XCHG_SHM_BYTES` / (2N - 1)) go in passes",
+        .source = NODE_SOURCE,
         .shared_memory = 1,
     },
 
@@ -207,6 +249,7 @@ const xchg_algo_t xchg_algos[] = {
         .cost = xchg_cost_allgather_ring,
         .description = "p-1 rounds around a ring",
         .source = "baseline",
+        .baseline = 1,
     },
     {
         .name = "circulant",
@@ -217,6 +260,7 @@ const xchg_algo_t xchg_algos[] = {
         .description = "concatenation over a circulant graph: ceil(log_{k+1} p) rounds, last "
                        "round partitioned so that C2 = ceil(b(p-1)/k) bytes",
         .source = "Bruck et al. 1997, Section 4, Appendix B",
+        .schedule = XCHG_SCHEDULE_CIRCULANT,
     },
     {
         .name = "shm",
@@ -226,6 +270,21 @@ const xchg_algo_t xchg_algos[] = {
         .description = "through a segment of shared memory, as alltoall `shm`: each rank copies "
                        "its block in, one synchronisation, each copies the others out",
         .source = SHM_SOURCE,
+        .shared_memory = 1,
+    },
+    {
+        .name = "node",
+        .coll = XCHG_ALLGATHER,
+        .applies = xchg_node_applies,
+        .cost = xchg_cost_node,
+        .description =
+            "node-aware concatenation for any layout: each node's ranks copy their blocks into "
+            "the node's shared segment, the nodes' leaders run the circulant concatenation over "
+            "the nodes (ceil(log2 N) rounds, each node's blocks one chunk), every rank copies "
+            "all blocks out of its node's segment (in passes beyond `XCHG_SHM_BYTES` / p per "
+            "block)",
+        .source = "Bruck et al. 1997, Section 4, over nodes; shared memory (POSIX, a segment per "
+                  "node)",
         .shared_memory = 1,
     },
 
@@ -249,6 +308,7 @@ const xchg_algo_t xchg_algos[] = {
         .description = "as for alltoall, each message with its own size",
         .source = "baseline",
         .no_agreement = 1,
+        .baseline = 1,
     },
     {
         .name = "twophase",
@@ -288,6 +348,22 @@ const xchg_algo_t xchg_algos[] = {
         .no_agreement = 1,
         .shared_memory = 1,
     },
+    {
+        .name = "node",
+        .coll = XCHG_ALLTOALLV,
+        .applies = xchg_node_applies,
+        .cost = xchg_cost_node,
+        .keys = {&key_leaders},
+        .description =
+            "alltoall `node` with each block its own size: the counts go once through the "
+            "node's segment (a header per rank), from which every rank places its blocks; with "
+            "several leaders a message of 128 KiB or more is cut by bytes, not by destination, "
+            "so a skewed node's largest message is shared by all its leaders; carries the "
+            "statistics behind each pair's first message",
+        .source = NODE_SOURCE,
+        .no_agreement = 1,
+        .shared_memory = 1,
+    },
 };
 const int xchg_nalgos = (int)(sizeof xchg_algos / sizeof xchg_algos[0]);
 
@@ -305,6 +381,22 @@ int xchg_algo_find(int coll, const char *name)
 {
     for (int i = 0; i < xchg_nalgos; i++)
         if (xchg_algos[i].coll == coll && strcmp(xchg_algos[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int xchg_native_index(int coll)
+{
+    for (int i = 0; i < xchg_nalgos; i++)
+        if (xchg_algos[i].coll == coll && xchg_algos[i].native)
+            return i;
+    return -1;
+}
+
+int xchg_baseline_index(int coll)
+{
+    for (int i = 0; i < xchg_nalgos; i++)
+        if (xchg_algos[i].coll == coll && xchg_algos[i].baseline)
             return i;
     return -1;
 }

@@ -16,6 +16,10 @@ extern const int xchg_nalgos;
 
 const char *xchg_coll_name(int coll);           /* "alltoall", "allgather", "alltoallv" */
 int xchg_algo_find(int coll, const char *name); /* registry index, or -1 */
+/* The registry index of coll's entry flagged native (the MPI library's own collective), or -1 */
+int xchg_native_index(int coll);
+/* The registry index of coll's entry flagged baseline (xchg_algo_t.baseline), or -1 */
+int xchg_baseline_index(int coll);
 /* The entry of call's collective that its cost model prices lowest on machine, among those
  * keep accepts (NULL: every one that applies, native included); its completed parameters in
  * *params and its time in *time (either may be NULL; INFINITY when none applies). NULL when

@@ -232,35 +232,44 @@ int xchg_twophase_rearrange(const xchg_twophase_plan_t *plan, int rank, const ch
     return 0;
 }
 
-int xchg_twophase_place(const xchg_twophase_plan_t *plan, int rank, const char *landing2,
-                        char *recvbuf, const size_t *recvbytes, const size_t *recvoffs)
+int xchg_twophase_place_cut(const xchg_twophase_plan_t *plan, int rank, const char *landing2,
+                            char *recvbuf, const size_t *sentbytes, const size_t *recvbytes,
+                            const size_t *recvoffs)
 {
     int p = plan->nranks;
     size_t unit = plan->unit_bytes;
 
     for (int i = 0; i < p; i++)
-        if (i != rank && !message_fits(plan, recvbytes[i]))
+        if (i != rank && !message_fits(plan, sentbytes[i]))
             return -1;
     /* the block from intermediate b holds, for each source i in order, the units of
-     * (i -> rank) with k = first, first + p, ... */
+     * (i -> rank) with k = first, first + p, ...; bytes past recvbytes[i] are dropped */
     for (int b = 0; b < p; b++) {
         const char *block = landing2 + (size_t)b * plan->block2_bytes;
         size_t at = 0;
         for (int i = 0; i < p; i++) {
-            size_t bytes = recvbytes[i], k, n;
+            size_t bytes = sentbytes[i], k, n;
             if (i == rank)
                 continue;
             n = xchg_twophase_run(xchg_twophase_units(plan, bytes), p, i, rank, b, &k);
             for (; n > 0; n--, k += (size_t)p) {
-                size_t len = xchg_twophase_unit_len(plan, bytes, k);
+                size_t len = xchg_twophase_unit_len(plan, bytes, k), start = k * unit;
                 if (len > plan->block2_bytes - at)
                     return -1;
-                memcpy(recvbuf + recvoffs[i] + k * unit, block + at, len);
+                if (start < recvbytes[i])
+                    memcpy(recvbuf + recvoffs[i] + start, block + at,
+                           len < recvbytes[i] - start ? len : recvbytes[i] - start);
                 at += len;
             }
         }
     }
     return 0;
+}
+
+int xchg_twophase_place(const xchg_twophase_plan_t *plan, int rank, const char *landing2,
+                        char *recvbuf, const size_t *recvbytes, const size_t *recvoffs)
+{
+    return xchg_twophase_place_cut(plan, rank, landing2, recvbuf, recvbytes, recvbytes, recvoffs);
 }
 
 /* The registry's applicability predicate. */

@@ -97,6 +97,13 @@ int xchg_twophase_rearrange(const xchg_twophase_plan_t *plan, int rank, const ch
  * is shorter than the counts say. */
 int xchg_twophase_place(const xchg_twophase_plan_t *plan, int rank, const char *landing2,
                         char *recvbuf, const size_t *recvbytes, const size_t *recvoffs);
+/* Step 5 when the senders' counts (sentbytes[i]: the bytes rank i sent this rank) may differ
+ * from this rank's (an erroneous program): the blocks are read as the senders wrote them, and
+ * of each message only its first recvbytes[i] bytes are placed (as a truncated receive keeps
+ * them). xchg_twophase_place is this with sentbytes = recvbytes. */
+int xchg_twophase_place_cut(const xchg_twophase_plan_t *plan, int rank, const char *landing2,
+                            char *recvbuf, const size_t *sentbytes, const size_t *recvbytes,
+                            const size_t *recvoffs);
 
 /* The registry's applicability predicate of twophase (twophase.c): 1 when
  * the blocks of the call fit and a forced inner alltoall can serve both transposes. */

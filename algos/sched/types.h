@@ -49,6 +49,7 @@ typedef struct xchg_params {
     const struct xchg_algo *inner; /* [inner] twophase: the inner alltoall, NULL = auto */
     int dims_r; /* [dims] torus: the shape's rows (1 for a ring: dims=P), 0 = not given */
     int dims_c; /* [dims] torus: its columns (dims=RxC; rank = x * dims_c + y) */
+    int leaders; /* [leaders] node: ranks of each node that exchange with other nodes */
 } xchg_params_t;
 
 /* The shape of one call. Every field is equal on all ranks of the communicator, so anything
@@ -120,6 +121,16 @@ typedef struct xchg_param {
 
 #define XCHG_MAX_KEYS 4 /* keys of one algorithm, at most */
 
+/* The printers of schedules in xchg-sched (tools/xchg-sched.c), xchg_algo_t.schedule: the
+ * subcommand "xchg-sched COLL NAME" prints the schedule of the entry that names one. */
+enum {
+    XCHG_SCHEDULE_NONE = 0,
+    XCHG_SCHEDULE_RADIX,     /* radix digits, k steps a round (algos/sched/radix.h) */
+    XCHG_SCHEDULE_CIRCULANT, /* circulant rounds, the last one partitioned (circulant.h) */
+    XCHG_SCHEDULE_HIER,      /* the hierarchical factor algorithm's phases (factor.h) */
+    XCHG_SCHEDULE_TORUS      /* all-port ring and torus steps (torus.h) */
+};
+
 /* One registry entry: everything about an algorithm that needs no MPI (tuning/registry.c).
  * The function that runs it is bound by name in algos/impls.c (xchg_impl_t). */
 typedef struct xchg_algo {
@@ -142,6 +153,12 @@ typedef struct xchg_algo {
     /* 1: it moves data through a segment of shared memory that the shim provides (algos/shm.c),
      * not through xchg_exchange, so the simulator cannot run it */
     int shared_memory;
+    /* 1 for its collective's baseline (one per collective): every rank pair's message goes
+     * once, directly, and it serves every call; what runs where an xchg algorithm is needed
+     * and no choice is made (xchg_baseline_index: pairwise, ring) */
+    int baseline;
+    /* the printer of its schedule in xchg-sched, XCHG_SCHEDULE_*; 0: none */
+    int schedule;
 } xchg_algo_t;
 
 #endif

@@ -149,6 +149,43 @@ static void test_entries(void)
         CHECK(natives[c] == 1, "%s: %d native entries, expected 1", xchg_coll_name(c), natives[c]);
 }
 
+/* The flags the shim and the tools find entries by, instead of names: one native and one
+ * baseline per collective (xchg_native_index, xchg_baseline_index find them; the baseline is
+ * xchg's own and serves every call), and each xchg-sched printer named by one entry. */
+static void test_flags(void)
+{
+    int baselines[XCHG_NCOLLS] = {0}, printers[8] = {0};
+    xchg_topo_t topo = {.nnodes = 3, .min_node_ranks = 1, .max_node_ranks = 5};
+    xchg_call_t call = {.comm_size = 7, .topo = &topo, .block_bytes = 100};
+    for (int i = 0; i < xchg_nalgos; i++) {
+        const xchg_algo_t *a = &xchg_algos[i];
+        xchg_params_t none = {0};
+        const char *why = "";
+        baselines[a->coll] += a->baseline;
+        CHECK(!a->native || xchg_native_index(a->coll) == i, "%s native: index %d, expected %d",
+              xchg_coll_name(a->coll), xchg_native_index(a->coll), i);
+        CHECK(!a->baseline || xchg_baseline_index(a->coll) == i,
+              "%s %s: baseline index %d, expected %d", xchg_coll_name(a->coll), a->name,
+              xchg_baseline_index(a->coll), i);
+        call.coll = a->coll;
+        CHECK(!a->baseline || (!a->native && !a->shared_memory && a->applies(&call, &none, &why)),
+              "%s %s: a baseline must be xchg's, through xchg_exchange, and serve every call",
+              xchg_coll_name(a->coll), a->name);
+        CHECK(a->schedule >= XCHG_SCHEDULE_NONE && a->schedule <= XCHG_SCHEDULE_TORUS,
+              "%s %s: schedule %d is no printer", xchg_coll_name(a->coll), a->name, a->schedule);
+        if (a->schedule > XCHG_SCHEDULE_NONE && a->schedule <= XCHG_SCHEDULE_TORUS)
+            printers[a->schedule]++;
+    }
+    for (int c = 0; c < XCHG_NCOLLS; c++)
+        CHECK(baselines[c] == 1, "%s: %d baseline entries, expected 1", xchg_coll_name(c),
+              baselines[c]);
+    for (int s = XCHG_SCHEDULE_NONE + 1; s <= XCHG_SCHEDULE_TORUS; s++)
+        CHECK(printers[s] == 1, "printer %d is named by %d entries, expected 1", s, printers[s]);
+    CHECK(xchg_native_index(-1) == -1 && xchg_native_index(XCHG_NCOLLS) == -1 &&
+              xchg_baseline_index(XCHG_NCOLLS) == -1,
+          "a collective that does not exist has a native or baseline entry");
+}
+
 /* Formatting is the inverse of parsing, for every key of every algorithm: NAME:KEY=VALUE
  * parses, formats back to KEY=VALUE, and that parses to the same parameters. */
 static void test_roundtrip(void)
@@ -355,6 +392,7 @@ int main(void)
     test_good();
     test_repeated_key();
     test_entries();
+    test_flags();
     test_roundtrip();
     test_variants();
     test_shape_agrees();

@@ -1,0 +1,178 @@
+/*
+ * node.c: the passes of a node algorithm's call (MPI_Alltoall's and MPI_Alltoallv's node,
+ * alltoall_node.c and alltoallv_node.c) through the node's shared segment, following the plan
+ * of algos/sched/node.h.
+ *
+ * A pass t (half = this pass's half of the segment, windows as the plan lays them out):
+ *   1. every rank copies its bytes of the pass (stream bytes [t W, (t + 1) W)) from its send
+ *      buffer into its node's windows: the local stream, the message to each other node;
+ *   2. the node synchronises (all its ranks' bytes are in);
+ *   3. the node's leaders run their steps of the pass, round by round: one xchg_exchange each,
+ *      straight from the window of the message to y into y's leader's window of the message
+ *      from this node (the statistics behind the first pass's last part, when carrying); the
+ *      other ranks copy their local blocks out meanwhile;
+ *   4. the node synchronises again (every message of the pass has arrived; skipped on a
+ *      one-node communicator, which has no messages);
+ *   5. every rank copies its bytes of the pass from the windows of the other nodes' messages.
+ * A node runs as many passes as its longest stream needs (equal on its ranks); the pieces of a
+ * pair's message are in the same passes at both ends.
+ */
+#include <string.h>
+
+#include "node.h"
+
+int xchg_node_layout_push(xchg_ctx_t *ctx, xchg_node_layout_t *lay)
+{
+    void *ws = xchg_scratch_push(ctx, xchg_node_workspace_bytes(ctx->size, ctx->nnodes));
+    if (!ws)
+        return MPI_ERR_NO_MEM;
+    return xchg_node_init(lay, ctx->size, ctx->nnodes, ctx->node_of, ws) == 0 ? MPI_SUCCESS
+                                                                              : MPI_ERR_INTERN;
+}
+
+int xchg_node_call_push(xchg_ctx_t *ctx, xchg_node_call_t *c)
+{
+    size_t nn = (size_t)c->lay.nnodes, p = (size_t)c->lay.nranks;
+    size_t *all = xchg_scratch_push(ctx, (2 * nn + 2 * p) * sizeof *all);
+    int most = c->cfg.leaders < c->lay.max_size ? c->cfg.leaders : c->lay.max_size;
+
+    c->steps = xchg_scratch_push(ctx, (size_t)(most > 1 ? most : 1) * sizeof *c->steps);
+    if (!all || !c->steps)
+        return MPI_ERR_NO_MEM;
+    memset(all, 0, (2 * nn + 2 * p) * sizeof *all);
+    c->stream_len = all;
+    c->in_len = all + nn;
+    c->send_at = all + 2 * nn;
+    c->recv_at = c->send_at + p;
+    c->node = ctx->node;
+    c->me = ctx->local_rank;
+    return MPI_SUCCESS;
+}
+
+/* The bytes [lo, hi) of a block at `at` in its stream that fall in pass t; 0 when none. */
+static int in_pass(const xchg_node_call_t *c, size_t at, size_t len, size_t t, size_t *lo,
+                   size_t *hi)
+{
+    size_t start = t * c->win.window, end = start + c->win.window;
+    *lo = at > start ? at : start;
+    *hi = at + len < end ? at + len : end;
+    return *lo < *hi;
+}
+
+/* Step 1: this rank's bytes of pass t into the windows. */
+static void write_pass(const xchg_node_call_t *c, char *half, size_t t)
+{
+    int x = c->node;
+    for (int j = 0; j < c->lay.nranks; j++) {
+        int y = c->lay.node_of[j],
+            w = y == x ? xchg_node_local_window() : xchg_node_out_window(x, y);
+        size_t at = c->send_at[j], lo, hi;
+        if (j == c->lay.members[c->lay.first[x] + c->me] ||
+            !in_pass(c, at, c->sendbytes[j], t, &lo, &hi))
+            continue;
+        memcpy(half + xchg_node_window_at(&c->win, w) + (lo - t * c->win.window),
+               c->send + c->sendoffs[j] + (lo - at), hi - lo);
+    }
+}
+
+/* Steps 3 and 5: this rank's bytes of pass t out of the local window (local) or the windows of
+ * the other nodes' messages. */
+static void read_pass(const xchg_node_call_t *c, const char *half, size_t t, int local)
+{
+    int x = c->node;
+    for (int j = 0; j < c->lay.nranks; j++) {
+        int y = c->lay.node_of[j];
+        size_t at = c->recv_at[j], lo, hi;
+        if ((y == x) != local || j == c->lay.members[c->lay.first[x] + c->me] ||
+            !in_pass(c, at, c->recvbytes[j], t, &lo, &hi))
+            continue;
+        memcpy(c->recv + c->recvoffs[j] + (lo - at),
+               half +
+                   xchg_node_window_at(&c->win, local ? xchg_node_local_window()
+                                                      : xchg_node_in_window(c->lay.nnodes, x, y)) +
+                   (lo - t * c->win.window),
+               hi - lo);
+    }
+}
+
+/* One step of a leader: its message to y and y's to it. */
+static int leader_step(xchg_ctx_t *ctx, const xchg_node_call_t *c, char *half, int y,
+                       const xchg_node_step_t *st)
+{
+    int nn = c->lay.nnodes, peer = c->lay.members[c->lay.first[y] + st->peer_leader];
+    char *out = half + xchg_node_window_at(&c->win, xchg_node_out_window(c->node, y));
+    char *in = half + xchg_node_window_at(&c->win, xchg_node_in_window(nn, c->node, y));
+    xchg_msg_t send = {peer, out + st->send_off, st->send_bytes};
+    xchg_msg_t recv = {peer, in + st->recv_off, st->recv_bytes};
+
+    if (st->send_stats)
+        memcpy(out + st->send_off + st->send_bytes - XCHG_NODE_STATS, c->stats, XCHG_NODE_STATS);
+    return xchg_exchange(ctx, &send, st->send, &recv, st->recv);
+}
+
+/* Step 3 for a leader: its steps of pass t, round by round. */
+static int leader_pass(xchg_ctx_t *ctx, const xchg_node_call_t *c, char *half, size_t t)
+{
+    xchg_node_step_t *steps = c->steps;
+    int x = c->node, rounds = xchg_node_rounds(c->lay.nnodes), rc = MPI_SUCCESS;
+    for (int f = 0; f < rounds && rc == MPI_SUCCESS; f++) {
+        int y = xchg_node_partner(&c->lay, x, f), n;
+        if (y == x)
+            continue;
+        n = xchg_node_steps(&c->lay, &c->cfg, x, y, f, t, c->stream_len[y], c->in_len[y], steps);
+        for (int k = 0; k < n && rc == MPI_SUCCESS; k++)
+            if (steps[k].leader == c->me)
+                rc = leader_step(ctx, c, half, y, &steps[k]);
+    }
+    return rc;
+}
+
+/* The passes this node runs: its longest stream's (one at least when the statistics ride). */
+static size_t node_passes(const xchg_node_call_t *c)
+{
+    size_t most = 0;
+    for (int y = 0; y < c->lay.nnodes; y++) {
+        size_t out = xchg_node_passes(c->stream_len[y], c->win.window);
+        size_t in = y == c->node ? 0 : xchg_node_passes(c->in_len[y], c->win.window);
+        most = out > most ? out : most;
+        most = in > most ? in : most;
+    }
+    return most == 0 && c->cfg.carry && c->lay.nnodes > 1 ? 1 : most;
+}
+
+/* The statistics the other nodes sent in the first pass, into c->stats. */
+static void read_stats(xchg_node_call_t *c, const char *half)
+{
+    for (int y = 0; y < c->lay.nnodes; y++) {
+        const char *in;
+        uint64_t theirs[3];
+        if (y == c->node)
+            continue;
+        in = half + xchg_node_window_at(&c->win, xchg_node_in_window(c->lay.nnodes, c->node, y));
+        memcpy(theirs, in + xchg_node_piece(c->in_len[y], c->win.window, 0), sizeof theirs);
+        for (int i = 0; i < 3; i++)
+            c->stats[i] = theirs[i] > c->stats[i] ? theirs[i] : c->stats[i];
+    }
+}
+
+int xchg_node_run(xchg_ctx_t *ctx, xchg_node_call_t *c)
+{
+    int rc = MPI_SUCCESS, leader = c->me < xchg_node_leaders(&c->lay, c->node, c->cfg.leaders);
+    size_t passes = node_passes(c);
+
+    for (size_t t = 0; t < passes; t++) {
+        char *half = xchg_shm_half(ctx);
+        write_pass(c, half, t);
+        xchg_shm_sync(ctx);
+        if (leader && rc == MPI_SUCCESS)
+            rc = leader_pass(ctx, c, half, t);
+        read_pass(c, half, t, 1);
+        if (c->lay.nnodes > 1)
+            xchg_shm_sync(ctx);
+        read_pass(c, half, t, 0);
+        if (t == 0 && c->cfg.carry)
+            read_stats(c, half);
+        xchg_shm_next(ctx);
+    }
+    return rc;
+}

@@ -1,0 +1,378 @@
+/*
+ * node.c: the plans of the node algorithms (see node.h for the terms, the segment's windows,
+ * the rounds between nodes and the leaders' steps).
+ *
+ * Everything a rank needs is closed form or one pass over the layout: the partner of a node in
+ * a round (Lemma 1's factor, Sanders and Traff, Section 2, with the self-loops of N even in one
+ * factor), a pair's steps, the place of an alltoall block in its stream; for alltoallv one pass
+ * over the node's headers (O(n_x p) for a sender, O(n_x^2 + p) for a receiver).
+ */
+#include <string.h>
+
+#include "node.h"
+#include "types.h"
+
+static int imin(int a, int b)
+{
+    return a < b ? a : b;
+}
+
+size_t xchg_node_workspace_bytes(int nranks, int nnodes)
+{
+    /* first: nnodes + 1; members, local: nranks each; order, pos: nnodes each; fill: the
+     * larger of nnodes and nranks + 2 (the sort's counts: sizes up to nranks) */
+    size_t fill = (size_t)(nnodes > nranks + 2 ? nnodes : nranks + 2);
+    return (3 * (size_t)nnodes + 1 + 2 * (size_t)nranks + fill) * sizeof(int);
+}
+
+/* The node order by (size, id): a counting sort on the sizes, stable in id (count: max_size + 2
+ * ints). */
+static void order_nodes(xchg_node_layout_t *lay, int *count)
+{
+    memset(count, 0, ((size_t)lay->max_size + 2) * sizeof *count);
+    for (int x = 0; x < lay->nnodes; x++)
+        count[xchg_node_size(lay, x) + 1]++;
+    for (int s = 1; s <= lay->max_size + 1; s++)
+        count[s] += count[s - 1];
+    for (int x = 0; x < lay->nnodes; x++) {
+        lay->pos[x] = count[xchg_node_size(lay, x)]++;
+        lay->order[lay->pos[x]] = x;
+    }
+}
+
+int xchg_node_init(xchg_node_layout_t *lay, int nranks, int nnodes, const int *node_of,
+                   void *workspace)
+{
+    int *ws = workspace, *fill;
+
+    if (nranks < 1 || nnodes < 1 || nnodes > nranks)
+        return -1;
+    for (int r = 0; r < nranks; r++)
+        if (node_of[r] < 0 || node_of[r] >= nnodes)
+            return -1;
+    memset(lay, 0, sizeof *lay);
+    lay->nranks = nranks;
+    lay->nnodes = nnodes;
+    lay->node_of = node_of;
+    lay->first = ws;
+    lay->members = lay->first + nnodes + 1;
+    lay->local = lay->members + nranks;
+    lay->order = lay->local + nranks;
+    lay->pos = lay->order + nnodes;
+    fill = lay->pos + nnodes;
+
+    /* members of every node in rank order, and l(r) */
+    memset(lay->first, 0, ((size_t)nnodes + 1) * sizeof *lay->first);
+    for (int r = 0; r < nranks; r++)
+        lay->first[node_of[r] + 1]++;
+    for (int x = 0; x < nnodes; x++) {
+        if (lay->first[x + 1] == 0)
+            return -1;
+        lay->max_size = lay->first[x + 1] > lay->max_size ? lay->first[x + 1] : lay->max_size;
+        lay->first[x + 1] += lay->first[x];
+    }
+    memcpy(fill, lay->first, (size_t)nnodes * sizeof *fill);
+    for (int r = 0; r < nranks; r++) {
+        int x = node_of[r];
+        lay->local[r] = fill[x] - lay->first[x];
+        lay->members[fill[x]++] = r;
+    }
+    order_nodes(lay, fill);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Rounds between nodes                                                                       */
+
+int xchg_node_rounds(int nnodes)
+{
+    return nnodes <= 1 ? 0 : nnodes % 2 == 0 ? nnodes - 1 : nnodes;
+}
+
+/* The partner position of position a in round f of N positions. */
+static int partner_pos(int nnodes, int round, int a)
+{
+    int m = nnodes % 2 == 0 ? nnodes - 1 : nnodes, b;
+    if (nnodes <= 1)
+        return a;
+    if (a == m) /* N even: the last position takes the one left out (2 b = f mod m) */
+        return (int)((long)round * ((m + 1) / 2) % m);
+    b = ((round - a) % m + m) % m;
+    return b == a && m != nnodes ? m : b;
+}
+
+int xchg_node_partner(const xchg_node_layout_t *lay, int x, int round)
+{
+    return lay->order[partner_pos(lay->nnodes, round, lay->pos[x])];
+}
+
+int xchg_node_round_of(const xchg_node_layout_t *lay, int x, int y)
+{
+    int n = lay->nnodes, m = n % 2 == 0 ? n - 1 : n, a = lay->pos[x], b = lay->pos[y];
+    if (a == m || b == m) /* N even, one of them last: the round where the other is left out */
+        return (2 * (a == m ? b : a)) % m;
+    return (a + b) % m;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Windows and steps                                                                          */
+
+int xchg_node_windows(size_t half, int nnodes, size_t header, size_t want, xchg_node_windows_t *w)
+{
+    size_t count = 2 * (size_t)nnodes - 1, stride, cap;
+    if (half < header || nnodes < 1)
+        return -1;
+    stride = ((half - header) / count) & ~(size_t)63;
+    if (stride < XCHG_NODE_EXTRA + XCHG_NODE_MIN_WINDOW)
+        return -1;
+    /* no larger than the data wants (rounded up to 64) */
+    if (want < stride - XCHG_NODE_EXTRA) {
+        cap = want < XCHG_NODE_MIN_WINDOW ? XCHG_NODE_MIN_WINDOW : (want + 63) & ~(size_t)63;
+        stride = cap < stride - XCHG_NODE_EXTRA ? cap + XCHG_NODE_EXTRA : stride;
+    }
+    w->header = header;
+    w->stride = stride;
+    w->window = stride - XCHG_NODE_EXTRA;
+    return 0;
+}
+
+size_t xchg_node_half_for(int nnodes, size_t header, size_t want)
+{
+    size_t count = 2 * (size_t)nnodes - 1, stride;
+    want = want < XCHG_NODE_MIN_WINDOW ? XCHG_NODE_MIN_WINDOW : want;
+    if (want > SIZE_MAX / 2 / count)
+        return SIZE_MAX;
+    stride = ((want + 63) & ~(size_t)63) + XCHG_NODE_EXTRA;
+    return header + count * stride;
+}
+
+/* Parts of a piece: min(L_x, L_y, piece / split_min), at least one for a piece with bytes. */
+static int parts_of(size_t piece, int lx, int ly, size_t split_min)
+{
+    size_t parts = split_min > 0 ? piece / split_min : piece;
+    int most = imin(lx, ly);
+    if (piece == 0)
+        return 0;
+    return parts < 1 ? 1 : parts < (size_t)most ? (int)parts : most;
+}
+
+/* Part q of parts of a piece: its offset and bytes (the remainder spread over the first). */
+static void part_range(size_t piece, int parts, int q, size_t *off, size_t *bytes)
+{
+    size_t each = piece / (size_t)parts, extra = piece % (size_t)parts;
+    *off = each * (size_t)q + ((size_t)q < extra ? (size_t)q : extra);
+    *bytes = each + ((size_t)q < extra);
+}
+
+int xchg_node_steps(const xchg_node_layout_t *lay, const xchg_node_cfg_t *cfg, int x, int y,
+                    int round, size_t pass, size_t out_len, size_t in_len, xchg_node_step_t *steps)
+{
+    int lx = xchg_node_leaders(lay, x, cfg->leaders), ly = xchg_node_leaders(lay, y, cfg->leaders);
+    size_t out_piece = xchg_node_piece(out_len, cfg->window, pass);
+    size_t in_piece = xchg_node_piece(in_len, cfg->window, pass);
+    int out_parts = parts_of(out_piece, lx, ly, cfg->split_min);
+    int in_parts = parts_of(in_piece, lx, ly, cfg->split_min);
+    int stats = cfg->carry && pass == 0, nsteps;
+
+    /* with the statistics, an empty first piece is one part of no bytes */
+    int out_steps = out_parts > 0 ? out_parts : stats;
+    int in_steps = in_parts > 0 ? in_parts : stats;
+    nsteps = out_steps > in_steps ? out_steps : in_steps;
+    for (int q = 0; q < nsteps; q++) {
+        xchg_node_step_t *s = &steps[q];
+        long turn = (long)pass + round + q;
+        memset(s, 0, sizeof *s);
+        s->leader = (int)(turn % lx);
+        s->peer_leader = (int)(turn % ly);
+        if (q < out_steps) {
+            s->send = 1;
+            if (out_parts > 0)
+                part_range(out_piece, out_parts, q, &s->send_off, &s->send_bytes);
+            s->send_stats = stats && q == out_steps - 1;
+            s->send_bytes += s->send_stats ? XCHG_NODE_STATS : 0;
+        }
+        if (q < in_steps) {
+            s->recv = 1;
+            if (in_parts > 0)
+                part_range(in_piece, in_parts, q, &s->recv_off, &s->recv_bytes);
+            s->recv_stats = stats && q == in_steps - 1;
+            s->recv_bytes += s->recv_stats ? XCHG_NODE_STATS : 0;
+        }
+    }
+    return nsteps;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* MPI_Alltoall                                                                               */
+
+size_t xchg_node_block_at(const xchg_node_layout_t *lay, int s, int d, size_t b)
+{
+    int x = lay->node_of[s], n = xchg_node_size(lay, x), ls = lay->local[s], ld = lay->local[d];
+    if (lay->node_of[d] != x)
+        return ((size_t)ld * (size_t)n + (size_t)ls) * b;
+    /* the local stream: for each receiver, the blocks of the others */
+    return ((size_t)ld * (size_t)(n - 1) + (size_t)(ls < ld ? ls : ls - 1)) * b;
+}
+
+size_t xchg_node_stream_len(const xchg_node_layout_t *lay, int x, int y, size_t b)
+{
+    size_t nx = (size_t)xchg_node_size(lay, x);
+    return nx * (x == y ? nx - 1 : (size_t)xchg_node_size(lay, y)) * b;
+}
+
+size_t xchg_node_alltoall_longest(const xchg_node_layout_t *lay, size_t b)
+{
+    size_t most = 0, second = 0;
+    for (int x = 0; x < lay->nnodes; x++) {
+        size_t n = (size_t)xchg_node_size(lay, x);
+        if (n > most) {
+            second = most;
+            most = n;
+        } else if (n > second) {
+            second = n;
+        }
+    }
+    /* the largest node's local stream, or its message to the second largest */
+    most = most * (most - 1 > second ? most - 1 : second);
+    return b > 0 && most > SIZE_MAX / b ? SIZE_MAX : most * b;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* MPI_Alltoallv                                                                              */
+
+size_t xchg_node_v_header_bytes(int nranks, int nnodes)
+{
+    size_t bytes = (3 + (size_t)nnodes + (size_t)nranks) * sizeof(uint64_t);
+    return (bytes + 63) & ~(size_t)63;
+}
+
+void xchg_node_v_send_layout(const xchg_node_layout_t *lay, const xchg_node_headers_t *h, int x,
+                             int me, size_t *send_at, size_t *stream_len)
+{
+    int n = xchg_node_size(lay, x);
+    for (int y = 0; y < lay->nnodes; y++) {
+        const int *dest = lay->members + lay->first[y];
+        size_t len = 0;
+        /* receiver-major: for each receiver d of y, the blocks of x's members for it */
+        for (int k = 0; k < xchg_node_size(lay, y); k++) {
+            int d = dest[k];
+            for (int l = 0; l < n; l++) {
+                if (y == x && l == k)
+                    continue; /* the block to self: a local copy */
+                if (l == me)
+                    send_at[d] = len;
+                len += xchg_node_hdr_row(h, l)[d];
+            }
+        }
+        stream_len[y] = len;
+    }
+}
+
+void xchg_node_v_recv_layout(const xchg_node_layout_t *lay, const xchg_node_headers_t *h, int x,
+                             int me, const size_t *recvbytes, size_t *recv_at, size_t *in_len)
+{
+    int n = xchg_node_size(lay, x);
+    const int *mine = lay->members + lay->first[x];
+
+    /* the messages from other nodes: the receivers before me, then my senders in order */
+    for (int y = 0; y < lay->nnodes; y++) {
+        const int *src = lay->members + lay->first[y];
+        size_t at = 0, len = 0;
+        if (y == x)
+            continue;
+        for (int l = 0; l < n; l++) {
+            if (l == me)
+                at = len;
+            len += xchg_node_hdr_totals(h, l)[y];
+        }
+        in_len[y] = len;
+        for (int k = 0; k < xchg_node_size(lay, y); k++) {
+            recv_at[src[k]] = at;
+            at += recvbytes[src[k]];
+        }
+    }
+    /* the local stream, as its senders lay it out */
+    {
+        size_t at = 0;
+        for (int k = 0; k <= me; k++)
+            for (int l = 0; l < n; l++) {
+                if (l == k)
+                    continue;
+                if (k == me)
+                    recv_at[mine[l]] = at;
+                at += xchg_node_hdr_row(h, l)[mine[k]];
+            }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* MPI_Allgather                                                                              */
+
+int xchg_node_gather_rounds(int nnodes)
+{
+    int rounds = 0;
+    for (long dist = 1; dist < nnodes; dist *= 2)
+        rounds++;
+    return rounds;
+}
+
+void xchg_node_gather_round(int nnodes, int x, int round, int *to, int *from, int *first,
+                            int *count)
+{
+    int dist = 1 << round;
+    *to = ((x - dist) % nnodes + nnodes) % nnodes;
+    *from = (x + dist) % nnodes;
+    *first = dist;
+    *count = imin(dist, nnodes - dist);
+}
+
+void xchg_node_gather_chunks(const xchg_node_layout_t *lay, int x, size_t *chunk_at)
+{
+    size_t at = 0;
+    for (int d = 0; d < lay->nnodes; d++) {
+        chunk_at[d] = at;
+        at += (size_t)xchg_node_size(lay, (x + d) % lay->nnodes);
+    }
+    chunk_at[lay->nnodes] = at;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The predicate                                                                              */
+
+int xchg_node_applies(const xchg_call_t *call, const xchg_params_t *params, const char **why)
+{
+    const xchg_topo_t *topo = call->topo;
+    xchg_node_windows_t w;
+    size_t limit, header = 0;
+    int p = call->comm_size;
+
+    (void)params;
+    if (p <= 1)
+        return 1; /* the local copy */
+    if (!topo || topo->node_shm_bytes == 0) {
+        *why = "the ranks of a node cannot share memory (no node layout, a node that spans "
+               "machines, or XCHG_SHM_BYTES=0)";
+        return 0;
+    }
+    if (topo->nnodes < 1 || topo->nnodes > p || topo->min_node_ranks < 1 ||
+        topo->max_node_ranks < topo->min_node_ranks ||
+        (long)topo->max_node_ranks * topo->nnodes < p) {
+        *why = "the communicator's node layout summary is inconsistent";
+        return 0;
+    }
+    limit = topo->node_shm_bytes;
+    if (call->coll == XCHG_ALLGATHER) {
+        if (limit / (size_t)p == 0) {
+            *why = "XCHG_SHM_BYTES is too small for a byte of every rank's block";
+            return 0;
+        }
+        return 1;
+    }
+    if (call->coll == XCHG_ALLTOALLV)
+        header = (size_t)topo->max_node_ranks * xchg_node_v_header_bytes(p, topo->nnodes);
+    if (xchg_node_windows(limit, topo->nnodes, header, SIZE_MAX, &w) != 0) {
+        *why = "XCHG_SHM_BYTES is too small for a window per node (and the alltoallv headers)";
+        return 0;
+    }
+    return 1;
+}

@@ -1,0 +1,181 @@
+/*
+ * cost_node.c: cost model of the node algorithms (algos/alltoall_node.c, alltoallv_node.c,
+ * allgather_node.c; plan algos/sched/node.h) on the two-level machine (xchg_machine_t): beta,
+ * tau inside a node, beta_inter, tau_inter and the injection limit between nodes, rho for
+ * copies.
+ *
+ * The layout. Selection sees the topology summary (nodes N, fewest and most ranks per node),
+ * so the model takes two sizes, as tuning/cost_hier.c does: N_max nodes of n_max ranks and the
+ * others of n_min, N_max = (p - N n_min) / (n_max - n_min) rounded (exact for layouts of at most
+ * two sizes). The time is the slower of the two kinds of node.
+ *
+ * MPI_Alltoall, blocks of b bytes, L leaders (L_x = min(L, n_x)), passes T (the longest stream,
+ * n_max max(n_max - 1, the next node's size) b, through windows of the limit's (2 N - 1)-th
+ * part):
+ *   inside   T synchronisations after the writes and T after the messages, beta each (as the
+ *            shm model prices one), and (2 (p - 1) + 1) b rho of copies per rank (in, out, self);
+ *   between  for node x: its leaders run ceil(S / L_x) steps one after another, S = T (N - 1)
+ *            P steps in all (P: parts per message, min(L_x, L_y, piece / 64 KiB) for pieces of
+ *            128 KiB or more, else 1), beta_inter each; its link carries n_x (p - n_x) b bytes
+ *            each way, min(L_x, S) messages at once and at most inject at full speed (no limit
+ *            without one): n_x (p - n_x) b tau_inter / min(L_x, S, inject). The leaders' steps
+ *            are sequential (a step's start-up then its bytes), so the two add up.
+ * MPI_Alltoallv: the same with the busiest node's bytes n_x min(h, (p - n_x) m) (h = max(h1,
+ * h2), m the largest message: agreed or carried values), one more synchronisation (the headers)
+ * and its n_x p 8 bytes of headers read by every rank.
+ * MPI_Allgather: per pass (c = the limit's p-th part of a block, T = ceil(b / c)) two
+ * synchronisations and ceil(log2 N) rounds of the leader; the node of fewest ranks receives
+ * the most, (p - n_min) b bytes in all; p b rho of copies per rank.
+ * One node: no messages, one synchronisation a pass. p = 1: the local copy. Without shared
+ * memory (the predicate refuses): INFINITY.
+ *
+ * leaders left 0: the fastest of 1, 2, 4, ... up to n_max (and n_max), ties to the fewer. A
+ * given leaders is kept as given (above n_x it acts as n_x).
+ *
+ * Where it stands. It prices what the plan does, not what the MPI library does meanwhile: a
+ * node's ranks wait for its leaders (they poll MPI's progress), and the copies are priced at
+ * rho without the memory bandwidth the node's ranks share. It beats the flat algorithms where
+ * start-ups between nodes dominate (p - 1 rounds of pairwise against N - 1 steps of a leader),
+ * and loses to them by the copies where bytes dominate.
+ */
+#include <math.h>
+
+#include "cost.h"
+#include "../algos/sched/node.h"
+
+/* Two node sizes standing in for the layout (see the top). */
+typedef struct node_kinds {
+    int nnodes, n[2], count[2]; /* n[0] fewest ranks, n[1] most; count of nodes of each */
+} node_kinds_t;
+
+static node_kinds_t kinds_of(const xchg_call_t *call)
+{
+    const xchg_topo_t *topo = call->topo;
+    node_kinds_t k = {1, {call->comm_size, call->comm_size}, {0, 1}};
+    int p = call->comm_size;
+
+    if (topo && topo->nnodes > 1 && topo->min_node_ranks >= 1 &&
+        topo->max_node_ranks >= topo->min_node_ranks) {
+        k.nnodes = topo->nnodes;
+        k.n[0] = topo->min_node_ranks;
+        k.n[1] = topo->max_node_ranks;
+        k.count[1] = 1;
+        if (k.n[1] > k.n[0]) {
+            long most = lround((double)(p - (long)k.nnodes * k.n[0]) / (k.n[1] - k.n[0]));
+            k.count[1] = most < 1 ? 1 : most > k.nnodes - 1 ? k.nnodes - 1 : (int)most;
+        } else {
+            k.count[1] = k.nnodes;
+        }
+        k.count[0] = k.nnodes - k.count[1];
+    }
+    return k;
+}
+
+static double beta_between(const xchg_machine_t *m)
+{
+    return m->beta_inter > 0 ? m->beta_inter : m->beta;
+}
+
+static double tau_between(const xchg_machine_t *m)
+{
+    return m->tau_inter > 0 ? m->tau_inter : m->tau;
+}
+
+/* The leaders' part of a call for a node of n ranks: `link` bytes each way through its link,
+ * a piece of `pair` bytes per message and pass, T passes. */
+static double between(const node_kinds_t *k, const xchg_machine_t *m, int leaders, int n,
+                      double link, double pair, double passes)
+{
+    double lx = leaders < n ? leaders : n, parts = 1, steps, streams;
+    double ly = leaders < k->n[1] ? leaders : k->n[1];
+    if (k->nnodes <= 1)
+        return 0.0;
+    if (pair >= 2.0 * (double)XCHG_NODE_SPLIT_MIN)
+        parts = fmin(fmin(lx, ly), floor(pair / (double)XCHG_NODE_SPLIT_MIN));
+    steps = passes * (k->nnodes - 1) * parts;
+    streams = fmin(lx, steps);
+    if (m->inject > 0)
+        streams = fmin(streams, m->inject);
+    return ceil(steps / lx) * beta_between(m) + link * tau_between(m) / fmax(streams, 1.0);
+}
+
+/* MPI_Alltoall and MPI_Alltoallv at `leaders` leaders. */
+static double exchange_time(const xchg_call_t *call, const xchg_machine_t *m, int leaders,
+                            const xchg_node_windows_t *w, double longest)
+{
+    node_kinds_t k = kinds_of(call);
+    int p = call->comm_size, v = call->coll == XCHG_ALLTOALLV;
+    double b = (double)call->block_bytes, passes = ceil(longest / (double)w->window), worst = 0;
+    double syncs = passes * (k.nnodes > 1 ? 2 : 1) + v;
+    double copies =
+        v ? (double)call->max_send_bytes + (double)call->max_recv_bytes : (2.0 * (p - 1) + 1.0) * b;
+
+    for (int i = 0; i < 2; i++) {
+        int n = k.n[i];
+        double off = v ? fmin(fmax((double)call->max_send_bytes, (double)call->max_recv_bytes),
+                              (double)(p - n) * (double)call->max_block_bytes)
+                       : (double)(p - n) * b;
+        double link = n * off, pair = link / fmax(k.nnodes - 1, 1) / fmax(passes, 1);
+        double t = k.count[i] > 0 ? between(&k, m, leaders, n, link, pair, passes) : 0.0;
+        if (v)
+            t += 8.0 * n * p * m->rho; /* the node's headers, read by each rank */
+        worst = t > worst ? t : worst;
+    }
+    if (passes == 0)
+        syncs = v;
+    return syncs * m->beta + copies * m->rho + worst;
+}
+
+/* MPI_Allgather: the leader's circulant rounds over the nodes. */
+static double gather_time(const xchg_call_t *call, const xchg_machine_t *m, size_t limit)
+{
+    node_kinds_t k = kinds_of(call);
+    int p = call->comm_size, rounds = xchg_node_gather_rounds(k.nnodes);
+    size_t piece = limit / (size_t)p, b = call->block_bytes;
+    double passes, bytes = (double)(p - k.n[0]) * (double)b;
+
+    piece = piece > 64 ? piece - piece % 64 : piece;
+    passes = b == 0 ? 0 : ceil((double)b / (double)piece);
+    return passes * (k.nnodes > 1 ? 2 : 1) * m->beta + passes * rounds * beta_between(m) +
+           bytes * tau_between(m) + (double)p * (double)b * m->rho;
+}
+
+double xchg_cost_node(const xchg_call_t *call, const xchg_machine_t *machine, xchg_params_t *params)
+{
+    const xchg_topo_t *topo = call->topo;
+    int p = call->comm_size, best_l = 1, most, given = params->leaders;
+    size_t limit = topo ? topo->node_shm_bytes : 0, header = 0;
+    double longest, best = INFINITY;
+    xchg_node_windows_t w;
+
+    if (call->coll != XCHG_ALLGATHER && given <= 0)
+        params->leaders = 1; /* what runs where the model has nothing to choose */
+    if (p <= 1)
+        return (double)call->block_bytes * machine->rho;
+    if (limit == 0)
+        return INFINITY;
+    if (call->coll == XCHG_ALLGATHER)
+        return limit / (size_t)p > 0 ? gather_time(call, machine, limit) : INFINITY;
+    most = topo->max_node_ranks;
+    if (call->coll == XCHG_ALLTOALLV) {
+        header = (size_t)most * xchg_node_v_header_bytes(p, topo->nnodes);
+        longest = fmax((double)call->max_send_bytes, (double)call->max_recv_bytes) * most;
+    } else {
+        longest = (double)most * (double)most * (double)call->block_bytes;
+    }
+    if (xchg_node_windows(limit, topo->nnodes, header, SIZE_MAX, &w) != 0)
+        return INFINITY;
+    if (given > 0)
+        return exchange_time(call, machine, given, &w, longest);
+    for (int l = 1; l <= most; l = l < most && 2 * l > most ? most : 2 * l) {
+        double t = exchange_time(call, machine, l, &w, longest);
+        if (t < best) {
+            best = t;
+            best_l = l;
+        }
+        if (l == most)
+            break;
+    }
+    params->leaders = best_l;
+    return best;
+}
