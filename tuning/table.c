@@ -213,12 +213,22 @@ enum { M_BETA, M_TAU, M_RHO, M_PORT_SHARE, M_BETA_INTER, M_TAU_INTER, M_INJECT, 
 static const char *const machine_keys[M_NKEYS] = {"beta",       "tau",       "rho",   "port_share",
                                                   "beta_inter", "tau_inter", "inject"};
 
+/* The whole of text as a number >= 0 in C notation into *value; 0, or -1. A number too small
+ * for a double reads as strtod rounds it (a subnormal or 0: its ERANGE is not an error, or a
+ * table whose writer printed a subnormal time would not read back); one too large is not
+ * finite and refused. */
+static int parse_nonnegative(const char *text, double *value)
+{
+    char *end;
+    *value = strtod(text, &end);
+    return text[0] != '\0' && *end == '\0' && isfinite(*value) && *value >= 0 ? 0 : -1;
+}
+
 /* One KEY=VALUE of the machine line into values[key]: a number >= 0, for inject a whole
  * number of messages. 0, or -1 reported. */
 static int machine_value(parse_state_t *st, int line, int key, const char *text, double *value)
 {
     uint64_t count;
-    char *end;
 
     if (key == M_INJECT) {
         if (xchg_parse_number(text, text + strlen(text), 0, &count) == 0 && count <= INT_MAX) {
@@ -231,9 +241,7 @@ static int machine_value(parse_state_t *st, int line, int key, const char *text,
                     XCHG_QUOTE(text), INT_MAX);
         return -1;
     }
-    errno = 0;
-    *value = strtod(text, &end);
-    if (text[0] == '\0' || *end != '\0' || errno == ERANGE || !isfinite(*value) || *value < 0) {
+    if (parse_nonnegative(text, value) != 0) {
         report_line(st, line,
                     "machine line: bad value %s=%.*s%s (expected a number >= 0); line skipped",
                     machine_keys[key], XCHG_QUOTE(text));
@@ -441,7 +449,6 @@ static int parse_point(const char *text, xchg_native_point_t *point, char *why, 
     const char *colon = strchr(text, ':');
     uint64_t bytes;
     double seconds;
-    char *end;
 
     if (!colon) {
         snprintf(why, whylen, "bad point '%.*s%s' (expected BYTES:SECONDS, e.g. 64K:4.1e-05)",
@@ -455,9 +462,7 @@ static int parse_point(const char *text, xchg_native_point_t *point, char *why, 
                  XCHG_QUOTE(text));
         return -1;
     }
-    errno = 0;
-    seconds = strtod(colon + 1, &end);
-    if (colon[1] == '\0' || *end != '\0' || errno == ERANGE || !isfinite(seconds) || seconds < 0) {
+    if (parse_nonnegative(colon + 1, &seconds) != 0) {
         snprintf(why, whylen, "bad time in point '%.*s%s' (expected seconds, a number >= 0)",
                  XCHG_QUOTE(text));
         return -1;
