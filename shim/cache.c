@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "../tuning/env.h"
 #include "../tuning/table_write.h"
 
 #define CACHE_MAX_RULES 4096 /* rules a cache file keeps (the newest) */
@@ -98,19 +99,13 @@ static void layout_key(const int *node_sizes, int nnodes, int size, char *out, s
 /* The cache directory from the environment into dir; 0, or -1 when the cache is off. */
 static int cache_dir(char *dir, size_t len)
 {
-    const char *value = getenv("XCHG_CACHE"), *base;
-    if (value && strcmp(value, "0") == 0)
-        return -1;
-    if (value && *value && strcmp(value, "1") != 0) {
-        if (value[0] != '/') {
-            xchg_warn("XCHG_CACHE=%.*s%s: not an absolute directory (or 0 or 1); using the "
-                      "default cache directory",
-                      XCHG_QUOTE(value));
-        } else if (strlen(value) < len) {
-            snprintf(dir, len, "%s", value);
-            return 0;
-        }
-    }
+    char err[512];
+    const char *base;
+    int where;
+    if (xchg_env_cache(getenv("XCHG_CACHE"), &where, dir, len, err, sizeof err) != 0)
+        xchg_warn("%s", err); /* parsed in tuning/env.c */
+    if (where != XCHG_CACHE_DEFAULT)
+        return where == XCHG_CACHE_DIR ? 0 : -1;
     base = getenv("XDG_CACHE_HOME");
     if (base && base[0] == '/' && strlen(base) + 6 < len) {
         snprintf(dir, len, "%s/xchg", base);

@@ -19,8 +19,9 @@
  *   XCHG_TORUS=RxC | P             the torus (P: ring) that flat communicators of R C ranks form,
  *                                  rank = x C + y (the torus algorithm, algos/alltoall_torus.c)
  *
- * A bad value is reported once, by world rank 0, naming the variable and the valid choices
- * and quoting at most the value's first XCHG_QUOTE_MAX characters (tuning/table.h); the safe
+ * The values are parsed in the pure core (tuning/env.c, no MPI: unit-tested and fuzzed). A bad
+ * value is reported once, by world rank 0, naming the variable and the valid choices and
+ * quoting at most the value's first XCHG_QUOTE_MAX characters (tuning/size.h); the safe
  * default is used and the program goes on.
  */
 #include <stdarg.h>
@@ -30,13 +31,12 @@
 
 #include "shim.h"
 #include "../tuning/cost.h"
-#include "../algos/sched/torus.h"
+#include "../tuning/env.h"
+
+_Static_assert(XCHG_AUTO == XCHG_ENV_AUTO, "tuning/env.h's auto is shim.h's");
 
 xchg_config_t xchg_config;
 int xchg_world_rank;
-
-static const char *const coll_vars[XCHG_NCOLLS] = {"XCHG_ALLTOALL", "XCHG_ALLGATHER",
-                                                   "XCHG_ALLTOALLV"};
 
 void xchg_warn(const char *fmt, ...)
 {
@@ -51,45 +51,32 @@ void xchg_warn(const char *fmt, ...)
     fflush(stderr);
 }
 
+/* The variables' values, parsed in the pure core (tuning/env.c); a bad one is reported. */
 static int read_flag(const char *name)
 {
-    const char *value = getenv(name);
-    if (!value || !*value || strcmp(value, "0") == 0)
-        return 0;
-    if (strcmp(value, "1") == 0)
-        return 1;
-    xchg_warn("%s=%.*s%s: expected 0 or 1; using 0", name, XCHG_QUOTE(value));
-    return 0;
+    char err[512];
+    int on;
+    if (xchg_env_flag(name, getenv(name), &on, err, sizeof err) != 0)
+        xchg_warn("%s", err);
+    return on;
 }
 
 static int read_wait(void)
 {
-    const char *value = getenv("XCHG_WAIT");
-    if (!value || !*value || strcmp(value, "auto") == 0)
-        return 0;
-    if (strcmp(value, "spin") == 0)
-        return 1;
-    if (strcmp(value, "yield") == 0)
-        return 2;
-    xchg_warn("XCHG_WAIT=%.*s%s: expected auto, spin or yield; using auto", XCHG_QUOTE(value));
-    return 0;
+    char err[512];
+    int wait;
+    if (xchg_env_wait(getenv("XCHG_WAIT"), &wait, err, sizeof err) != 0)
+        xchg_warn("%s", err);
+    return wait;
 }
 
 /* XCHG_SHM_BYTES: a byte size ("1M", "65536"); 0 turns the shm algorithms off. */
-#define XCHG_SHM_DEFAULT ((size_t)1 << 20)
-#define XCHG_SHM_MAX ((size_t)1 << 40)
 static size_t read_shm_bytes(void)
 {
-    const char *value = getenv("XCHG_SHM_BYTES");
+    char err[512];
     size_t bytes;
-    if (!value || !*value)
-        return XCHG_SHM_DEFAULT;
-    if (xchg_parse_size(value, &bytes) != 0 || bytes > XCHG_SHM_MAX) {
-        xchg_warn("XCHG_SHM_BYTES=%.*s%s: expected a byte size up to 1T (such as 1M, or 0 for "
-                  "no shared memory); using 1M",
-                  XCHG_QUOTE(value));
-        return XCHG_SHM_DEFAULT;
-    }
+    if (xchg_env_shm_bytes(getenv("XCHG_SHM_BYTES"), &bytes, err, sizeof err) != 0)
+        xchg_warn("%s", err);
     return bytes;
 }
 
@@ -99,9 +86,7 @@ static size_t read_shm_bytes(void)
 static int mpi_yields(void)
 {
 #ifdef OPEN_MPI
-    const char *value = getenv("OMPI_MCA_mpi_yield_when_idle");
-    return value &&
-           (strcmp(value, "1") == 0 || strcmp(value, "true") == 0 || strcmp(value, "yes") == 0);
+    return xchg_env_mpi_yields(getenv("OMPI_MCA_mpi_yield_when_idle"));
 #else
     return 0;
 #endif
@@ -110,91 +95,36 @@ static int mpi_yields(void)
 /* XCHG_NODES: positive rank counts separated by commas, adding up to the job's size. */
 static void read_nodes(void)
 {
-    const char *value = getenv("XCHG_NODES");
-    int world = 0, total = 0, n = 0, *sizes;
-    const char *at;
-
-    if (!value || !*value)
-        return;
+    char err[512];
+    int world = 0;
     PMPI_Comm_size(MPI_COMM_WORLD, &world);
-    sizes = malloc(((size_t)world + 1) * sizeof *sizes);
-    if (!sizes)
-        return;
-    for (at = value; *at;) {
-        char *end;
-        long v = strtol(at, &end, 10);
-        if (end == at || v < 1 || v > world || n == world || (*end && *end != ',') ||
-            (*end == ',' && !end[1])) {
-            xchg_warn("XCHG_NODES=%.*s%s: expected positive rank counts separated "
-                      "by commas (e.g. 3,1,2); ignored",
-                      XCHG_QUOTE(value));
-            free(sizes);
-            return;
-        }
-        sizes[n++] = (int)v;
-        total += (int)v;
-        at = *end ? end + 1 : end;
-    }
-    if (total != world) {
-        xchg_warn("XCHG_NODES=%.*s%s: the node sizes add up to %d, not to the job's "
-                  "%d ranks; ignored",
-                  XCHG_QUOTE(value), total, world);
-        free(sizes);
-        return;
-    }
-    xchg_config.nodes = sizes;
-    xchg_config.nnodes = n;
+    if (xchg_env_nodes(getenv("XCHG_NODES"), world, &xchg_config.nodes, &xchg_config.nnodes, err,
+                       sizeof err) != 0)
+        xchg_warn("%s", err);
 }
 
 /* XCHG_TORUS: RxC or P (a ring), positive dimensions. */
 static void read_torus(void)
 {
-    const char *value = getenv("XCHG_TORUS");
-    int rows, cols;
-    xchg_config.torus_dims[0] = xchg_config.torus_dims[1] = 0;
-    if (!value || !*value)
-        return;
-    if (xchg_torus_parse_dims(value, &rows, &cols) != 0) {
-        xchg_warn("XCHG_TORUS=%.*s%s: expected RxC (a torus, e.g. 4x4) or P (a ring) with "
-                  "dimensions from 1 to 1000000000; ignored",
-                  XCHG_QUOTE(value));
-        return;
-    }
-    xchg_config.torus_dims[0] = rows;
-    xchg_config.torus_dims[1] = cols;
+    char err[512];
+    if (xchg_env_torus(getenv("XCHG_TORUS"), xchg_config.torus_dims, err, sizeof err) != 0)
+        xchg_warn("%s", err);
 }
 
 /* XCHG_LEARN: unset, empty or 1 = on; 0 = off; anything else names the file to write. */
 static void read_learn(void)
 {
-    const char *value = getenv("XCHG_LEARN");
-    xchg_config.learn = 1;
-    xchg_config.learn_path[0] = '\0';
-    if (!value || !*value || strcmp(value, "1") == 0)
-        return;
-    if (strcmp(value, "0") == 0) {
-        xchg_config.learn = 0;
-        return;
-    }
-    if (strlen(value) >= sizeof xchg_config.learn_path) {
-        xchg_warn("XCHG_LEARN: the path is longer than %zu characters; learning without "
-                  "writing a file",
-                  sizeof xchg_config.learn_path - 1);
-        return;
-    }
-    snprintf(xchg_config.learn_path, sizeof xchg_config.learn_path, "%s", value);
+    char err[512];
+    if (xchg_env_learn(getenv("XCHG_LEARN"), &xchg_config.learn, xchg_config.learn_path,
+                       sizeof xchg_config.learn_path, err, sizeof err) != 0)
+        xchg_warn("%s", err);
 }
 
 static int set_forced(int coll, const char *spec, char *err, size_t errlen)
 {
     int algo;
     xchg_params_t params;
-    if (strcmp(spec, "auto") == 0 || spec[0] == '\0') {
-        xchg_config.forced[coll] = XCHG_AUTO;
-        memset(&xchg_config.forced_params[coll], 0, sizeof(xchg_params_t));
-        return 0;
-    }
-    if (xchg_spec_parse(coll, spec, &algo, &params, err, errlen) != 0)
+    if (xchg_env_spec(coll, spec, &algo, &params, err, errlen) != 0)
         return -1;
     xchg_config.forced[coll] = algo;
     xchg_config.forced_params[coll] = params;
@@ -228,18 +158,13 @@ static void report_table_line(void *arg, int line, const char *message)
 static void load_table(void)
 {
     static char path[4096];
-    const char *value = getenv("XCHG_TUNING");
+    char err[512];
 
     xchg_config.machine = xchg_machine_default;
-    if (!value || !*value)
+    if (xchg_env_tuning(getenv("XCHG_TUNING"), path, sizeof path, err, sizeof err) != 0)
+        xchg_warn("%s", err);
+    if (!path[0])
         return;
-    if (strlen(value) >= sizeof path) {
-        xchg_warn("XCHG_TUNING=%.*s%s: the path is longer than %zu characters; using the "
-                  "built-in cost models",
-                  XCHG_QUOTE(value), sizeof path - 1);
-        return;
-    }
-    snprintf(path, sizeof path, "%s", value);
     xchg_table_load(path, &xchg_config.table, report_table_line, path);
     if (xchg_config.table.has_machine)
         xchg_config.machine = xchg_config.table.machine;
@@ -273,12 +198,10 @@ void xchg_config_load(void)
         read_nodes();
     read_torus();
     read_learn();
-    for (int coll = 0; coll < XCHG_NCOLLS; coll++) {
-        const char *value = getenv(coll_vars[coll]);
-        xchg_config.forced[coll] = XCHG_AUTO;
-        if (value && set_forced(coll, value, err, sizeof err) != 0)
-            xchg_warn("%s=%.*s%s: %s; using auto", coll_vars[coll], XCHG_QUOTE(value), err);
-    }
+    for (int coll = 0; coll < XCHG_NCOLLS; coll++)
+        if (xchg_env_collective(coll, getenv(xchg_env_coll_var(coll)), &xchg_config.forced[coll],
+                                &xchg_config.forced_params[coll], err, sizeof err) != 0)
+            xchg_warn("%s", err);
     load_table();
 }
 

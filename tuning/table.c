@@ -147,7 +147,8 @@ static int parse_range(const char *text, const char *what, int suffixes, uint64_
         return 0;
     }
     if (xchg_parse_number(text, dash ? dash : end, suffixes, lo) != 0 ||
-        (dash && strcmp(dash + 1, "*") != 0 && xchg_parse_number(dash + 1, end, suffixes, hi) != 0)) {
+        (dash && strcmp(dash + 1, "*") != 0 &&
+         xchg_parse_number(dash + 1, end, suffixes, hi) != 0)) {
         snprintf(why, whylen, "bad %s range '%.*s%s' (expected %s)", what, XCHG_QUOTE(text), forms);
         return -1;
     }
@@ -212,12 +213,22 @@ enum { M_BETA, M_TAU, M_RHO, M_PORT_SHARE, M_BETA_INTER, M_TAU_INTER, M_INJECT, 
 static const char *const machine_keys[M_NKEYS] = {"beta",       "tau",       "rho",   "port_share",
                                                   "beta_inter", "tau_inter", "inject"};
 
+/* The whole of text as a number >= 0 in C notation into *value; 0, or -1. A number too small
+ * for a double reads as strtod rounds it (a subnormal or 0: its ERANGE is not an error, or a
+ * table whose writer printed a subnormal time would not read back); one too large is not
+ * finite and refused. */
+static int parse_nonnegative(const char *text, double *value)
+{
+    char *end;
+    *value = strtod(text, &end);
+    return text[0] != '\0' && *end == '\0' && isfinite(*value) && *value >= 0 ? 0 : -1;
+}
+
 /* One KEY=VALUE of the machine line into values[key]: a number >= 0, for inject a whole
  * number of messages. 0, or -1 reported. */
 static int machine_value(parse_state_t *st, int line, int key, const char *text, double *value)
 {
     uint64_t count;
-    char *end;
 
     if (key == M_INJECT) {
         if (xchg_parse_number(text, text + strlen(text), 0, &count) == 0 && count <= INT_MAX) {
@@ -230,9 +241,7 @@ static int machine_value(parse_state_t *st, int line, int key, const char *text,
                     XCHG_QUOTE(text), INT_MAX);
         return -1;
     }
-    errno = 0;
-    *value = strtod(text, &end);
-    if (text[0] == '\0' || *end != '\0' || errno == ERANGE || !isfinite(*value) || *value < 0) {
+    if (parse_nonnegative(text, value) != 0) {
         report_line(st, line,
                     "machine line: bad value %s=%.*s%s (expected a number >= 0); line skipped",
                     machine_keys[key], XCHG_QUOTE(text));
@@ -440,7 +449,6 @@ static int parse_point(const char *text, xchg_native_point_t *point, char *why, 
     const char *colon = strchr(text, ':');
     uint64_t bytes;
     double seconds;
-    char *end;
 
     if (!colon) {
         snprintf(why, whylen, "bad point '%.*s%s' (expected BYTES:SECONDS, e.g. 64K:4.1e-05)",
@@ -454,9 +462,7 @@ static int parse_point(const char *text, xchg_native_point_t *point, char *why, 
                  XCHG_QUOTE(text));
         return -1;
     }
-    errno = 0;
-    seconds = strtod(colon + 1, &end);
-    if (colon[1] == '\0' || *end != '\0' || errno == ERANGE || !isfinite(seconds) || seconds < 0) {
+    if (parse_nonnegative(colon + 1, &seconds) != 0) {
         snprintf(why, whylen, "bad time in point '%.*s%s' (expected seconds, a number >= 0)",
                  XCHG_QUOTE(text));
         return -1;
@@ -807,22 +813,39 @@ const xchg_native_curve_t *xchg_native_curve_find(const xchg_native_curves_t *cu
     return i < 0 ? NULL : &curves->curves[i];
 }
 
+/* The slope of the segment from a to b in seconds per byte; 0 when the two block sizes are
+ * one double apart or less (sizes above 2^53), where the slope would be infinite. */
+static double segment_slope(const xchg_native_point_t *a, const xchg_native_point_t *b)
+{
+    double width = (double)b->bytes - (double)a->bytes;
+    return width > 0 ? (b->seconds - a->seconds) / width : 0.0;
+}
+
 double xchg_native_curve_at(const xchg_native_curve_t *curve, size_t size_key)
 {
     const xchg_native_point_t *points = curve->points;
     int n = curve->npoints, i = 1;
-    double x = (double)size_key, slope;
+    double x = (double)size_key, width, weight, lo, hi, value, slope;
 
     if (n == 1 || size_key <= points[0].bytes)
         return points[0].seconds;
     /* the segment whose right end is the first point at or above the key, else the last */
     while (i < n - 1 && points[i].bytes < size_key)
         i++;
-    slope = (points[i].seconds - points[i - 1].seconds) /
-            ((double)points[i].bytes - (double)points[i - 1].bytes);
-    if (size_key <= points[i].bytes)
-        return points[i - 1].seconds + slope * (x - (double)points[i - 1].bytes);
+    if (size_key <= points[i].bytes) {
+        /* between its ends, weighted so that it never leaves them (a difference of times
+         * scaled back would: 9.8e-6 falling to 4.1e-308 read -1.7e-21 at the point) */
+        width = (double)points[i].bytes - (double)points[i - 1].bytes;
+        if (!(width > 0))
+            return points[i].seconds;
+        weight = (x - (double)points[i - 1].bytes) / width;
+        value = (1 - weight) * points[i - 1].seconds + weight * points[i].seconds;
+        lo = fmin(points[i - 1].seconds, points[i].seconds);
+        hi = fmax(points[i - 1].seconds, points[i].seconds);
+        return value < lo ? lo : value > hi ? hi : value;
+    }
     /* beyond the last point: the last segment's line, but never falling */
+    slope = segment_slope(&points[n - 2], &points[n - 1]);
     return points[n - 1].seconds + (slope > 0 ? slope : 0.0) * (x - (double)points[n - 1].bytes);
 }
 
