@@ -49,6 +49,9 @@
 #   --sizes LIST         these blocks instead (e.g. 1,4K)
 #   --short-calls N      timed calls per cell in the short mode (default 15)
 #   --steady-calls N     timed calls per cell in the steady mode (default 300)
+#   --cache fresh|kept   the xchg runs' tuning cache (XCHG_CACHE, under DIR): fresh (default), an
+#                        empty one per run, as a program's first run on a machine; kept, one for
+#                        all runs, empty before the first, as a user's repeated runs
 #   --control            native twice per repetition: native again/native is the resolution
 #   --cluster SIZES      both sides on the emulated cluster (scripts/cluster; root): ranks per
 #                        node, e.g. 3,2,2,1, on one switch; launched by scripts/xchgrun --nodes
@@ -82,6 +85,7 @@ steady_calls=300
 control=0
 cluster=""
 rate=100mbit
+cache=fresh
 user_env=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -104,6 +108,7 @@ while [ $# -gt 0 ]; do
     --short-calls) short_calls=${2:?--short-calls needs a number}; shift 2 ;;
     --steady-calls) steady_calls=${2:?--steady-calls needs a number}; shift 2 ;;
     --control) control=1; shift ;;
+    --cache) cache=${2:?--cache needs fresh or kept}; shift 2 ;;
     --cluster) cluster=${2:?--cluster needs node sizes, e.g. 3,2,2,1}; shift 2 ;;
     --rate) rate=${2:?--rate needs a rate, e.g. 100mbit}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
@@ -113,6 +118,10 @@ done
 for pair in "ranks $ranks" "repeat $repeat" "short-calls $short_calls" "steady-calls $steady_calls"; do
     [[ ${pair#* } =~ ^[1-9][0-9]*$ ]] || die "--${pair%% *} '${pair#* }' is not a positive number"
 done
+case "$cache" in
+fresh | kept) ;;
+*) die "--cache must be fresh or kept, not '$cache'" ;;
+esac
 case "$mpi" in
 mpich) build=build ;;
 openmpi) build=build/openmpi ;;
@@ -145,6 +154,12 @@ mkdir -p "$outdir/$base-runs"
 outdir=$(readlink -f "$outdir")
 runs=$outdir/$base-runs
 rm -f "$runs"/*.csv
+# The xchg runs' tuning caches (XCHG_CACHE): fresh, one empty directory per run (a program's first
+# run on a machine); kept, one directory for all runs, empty at the start (later runs read what
+# the earlier ones learned, as a user's repeated runs do).
+caches=$outdir/$base-caches
+rm -rf "$caches"
+mkdir -p -m 0700 "$caches"
 
 # ---- launching: one machine, or the emulated cluster ----
 
@@ -176,7 +191,11 @@ fi
 run() {
     local role=$1 csv=$runs/$1-$2.csv side=() rc=0
     if [ "$role" = xchg ]; then
-        side=(env "${held[@]}" "${user_env[@]}" XCHG_LIB="$lib" "${xchgrun[@]}" "${launch[@]}")
+        local cache_dir=$caches/kept
+        [ "$cache" = fresh ] && cache_dir=$caches/run-$2
+        mkdir -p -m 0700 "$cache_dir"
+        side=(env "${held[@]}" XCHG_CACHE="$cache_dir" "${user_env[@]}" XCHG_LIB="$lib" \
+            "${xchgrun[@]}" "${launch[@]}")
     else
         side=(env "${held[@]}" "${xchgrun[@]}" --native "${launch[@]}")
     fi
@@ -190,7 +209,7 @@ run() {
 }
 
 echo "== compare: $mpi, $ranks ranks${cluster:+ on nodes $cluster at $rate}, $repeat repetitions," \
-    "blocks $sizes, xchg environment: ${user_env[*]:-none (defaults)}"
+    "blocks $sizes, xchg environment: ${user_env[*]:-none (defaults)}, tuning cache: $cache"
 echo "   native: ${xchgrun[*]} --native ${launch[*]:+${launch[*]} }$harness"
 echo "   xchg:   ${user_env[*]:+${user_env[*]} }${xchgrun[*]} ${launch[*]:+${launch[*]} }$harness (XCHG_LIB=$lib)"
 roles=(native xchg)

@@ -95,7 +95,8 @@ static void add(xchg_lp_cand_t *cand, int *n, const xchg_choice_t *c)
 {
     if (*n >= XCHG_LP_MAX || taken(cand, *n, c))
         return;
-    cand[*n] = (xchg_lp_cand_t){c->algo, c->params, c->time, 0.0, 0};
+    cand[*n] = (xchg_lp_cand_t){c->algo, c->params, c->time, 0.0, 0,
+                                xchg_algos[c->algo].shared_memory};
     (*n)++;
 }
 
@@ -113,7 +114,7 @@ static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *
     int ncand = 1;
     double best = 0.0;
 
-    cand[0] = (xchg_lp_cand_t){native, {0}, 0.0, 0.0, 0};
+    cand[0] = (xchg_lp_cand_t){native, {0}, 0.0, 0.0, 0, 0};
     for (int i = 0; i < n; i++) {
         if (ranked[i].algo == native)
             cand[0].predicted = ranked[i].time;

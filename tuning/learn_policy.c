@@ -15,10 +15,10 @@
  *            relearn_growth times later.
  *
  * Scaled prediction: the models know the machine by constants that may be far off (a cluster's
- * start-up is a hundred times the built-in one), but they rank the xchg algorithms among
- * themselves far better than they price them. So a candidate's expected time is its prediction
- * times the geometric mean of measured / predicted over the xchg candidates probed so far (over
- * native alone while none is: the constants are the same for every model). Native is priced by
+ * start-up is a hundred times the built-in one), but they rank the xchg algorithms of one kind
+ * among themselves far better than they price them. So a candidate's expected time is its
+ * prediction times the geometric mean of measured / predicted over the probed candidates of its
+ * kind (expected() says which). Native is priced by
  * a model of what the MPI library does, which can be off by more (MPICH's alltoallv
  * of tens of megabytes ran 5 times slower than the model's price on 2 ranks): native is probed
  * in every round whatever its prediction, and only once when it is expected to cost more than
@@ -73,27 +73,45 @@ static double reference(const xchg_lp_t *lp, int first)
     return n > 0 ? n : f;
 }
 
-/* The expected time of candidate c: measured, else its prediction times the geometric mean of
- * measured / predicted over the probed xchg candidates, or over native alone while no xchg
- * candidate was probed (file header); 0 when unknown. */
-static double expected(const xchg_lp_t *lp, int c)
+/* The geometric mean of measured / predicted over the probed xchg candidates (c >= 1) whose
+ * `shared` is `family` (any when family < 0), in *ratio; returns how many there were. */
+static int probed_ratio(const xchg_lp_t *lp, int family, double *ratio)
 {
     double log_sum = 0.0;
     int n = 0;
+    for (int i = 1; i < lp->ncand; i++)
+        if (lp->cand[i].measured > 0 && lp->cand[i].predicted > 0 &&
+            (family < 0 || lp->cand[i].shared == family)) {
+            log_sum += log(lp->cand[i].measured / lp->cand[i].predicted);
+            n++;
+        }
+    if (n > 0)
+        *ratio = exp(log_sum / n);
+    return n;
+}
+
+/* The expected time of candidate c: measured, else its prediction times the scale (file header):
+ * measured / predicted over the probed xchg candidates of its kind (messages or shared memory:
+ * the two kinds' models rest on different constants, tau and beta against the copy rate, and a
+ * single-copy MPI transport can move a large message three times faster than the ping-pong of
+ * 16 KiB that priced it), else over native for a message algorithm, else over any probed xchg
+ * candidate, else over native; 0 when unknown. */
+static double expected(const xchg_lp_t *lp, int c)
+{
+    double ratio = 1.0;
+    const xchg_lp_cand_t *native = &lp->cand[0];
+    int native_known = native->measured > 0 && native->predicted > 0;
     if (lp->cand[c].measured > 0)
         return lp->cand[c].measured;
     if (!(lp->cand[c].predicted > 0))
         return 0.0;
-    for (int i = 1; i < lp->ncand; i++)
-        if (lp->cand[i].measured > 0 && lp->cand[i].predicted > 0) {
-            log_sum += log(lp->cand[i].measured / lp->cand[i].predicted);
-            n++;
-        }
-    if (n == 0 && lp->cand[0].measured > 0 && lp->cand[0].predicted > 0) {
-        log_sum = log(lp->cand[0].measured / lp->cand[0].predicted);
-        n = 1;
+    if (probed_ratio(lp, lp->cand[c].shared, &ratio) == 0) {
+        if (native_known && !lp->cand[c].shared)
+            ratio = native->measured / native->predicted;
+        else if (probed_ratio(lp, -1, &ratio) == 0 && native_known)
+            ratio = native->measured / native->predicted;
     }
-    return n > 0 ? lp->cand[c].predicted * exp(log_sum / n) : lp->cand[c].predicted;
+    return lp->cand[c].predicted * ratio;
 }
 
 /* Timed calls for a call expected to take `seconds` (0: unknown). */

@@ -54,6 +54,8 @@ typedef struct xchg_lp_cand {
     double predicted; /* the models' time (s); 0 when unknown */
     double measured;  /* agreed time of its last probe (s); 0: never probed */
     int skipped;      /* not probed in this round (hopeless, far, or over the allowance) */
+    int shared;       /* 1: moves its data through shared memory (its model prices copies, not
+                         messages); native and message algorithms 0 */
 } xchg_lp_cand_t;
 
 /* What a call of the shape does (xchg_lp_call). */

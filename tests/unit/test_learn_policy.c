@@ -179,6 +179,19 @@ int main(void)
             sim_call(&s);
         CHECK(s.lp.winner == 2, "scaled: winner %d, want 2", s.lp.winner);
     }
+    /* kinds scale apart: the shared-memory models (copies) read 2 times optimistic, the message
+     * models (native's and pairwise's) 2 times pessimistic, as a single-copy transport's 64 KiB
+     * messages against a 16 KiB ping-pong's tau; pairwise, the true best, is still probed */
+    {
+        double truth[4] = {8e-6, 9.5e-6, 12.8e-6, 5.5e-6}, pred[4] = {18e-6, 4e-6, 6e-6, 18e-6};
+        int ran_pairwise = 0;
+        sim_start(&s, 4, truth, pred, 1);
+        s.lp.cand[1].shared = s.lp.cand[2].shared = 1;
+        while (s.calls < 100)
+            ran_pairwise += sim_call(&s) == 3;
+        CHECK(s.lp.winner == 3 && ran_pairwise > 50, "kinds: winner %d, pairwise ran %d calls",
+              s.lp.winner, ran_pairwise);
+    }
     /* relearning after 128 calls, then 1024 */
     {
         double truth[2] = {2e-6, 1e-6}, pred[2] = {2e-6, 1e-6};
@@ -211,7 +224,7 @@ int main(void)
     }
     /* a stored verdict: unwatched, probed after 1024 calls */
     {
-        xchg_lp_cand_t cand[2] = {{0, {0}, 2e-6, 0, 0}, {1, {0}, 1e-6, 0, 0}};
+        xchg_lp_cand_t cand[2] = {{0, {0}, 2e-6, 0, 0, 0}, {1, {0}, 1e-6, 0, 0, 0}};
         xchg_lp_step_t step;
         int timed = 0, n = 0;
         xchg_lp_start_known(&s.lp, cand, 2, 1);
@@ -241,7 +254,7 @@ int main(void)
     }
     /* native alone: settled at once, never timed */
     {
-        xchg_lp_cand_t cand[1] = {{0, {0}, 1e-6, 0, 0}};
+        xchg_lp_cand_t cand[1] = {{0, {0}, 1e-6, 0, 0, 0}};
         int timed = 0;
         xchg_lp_start(&s.lp, cand, 1, 0);
         for (int i = 0; i < 1000; i++)
