@@ -47,6 +47,10 @@
 #                        more ranks than cores the xchg side gets XCHG_WAIT=yield, as xchgrun
 #                        gives every user there
 #   --rate RATE          the cluster's link rate (default 100mbit)
+#   --cache fresh|kept   the xchg runs' tuning cache (XCHG_CACHE under DIR): fresh (default), an
+#                        empty one per run, a program's first run on a machine; kept, one for
+#                        all runs, empty before the first, a user's repeated runs (hpcc's pairs
+#                        always share one: kept)
 #   --smoke              small inputs (radix_sort 65536 keys, fft3d 32, hpcc 1 pair), 1 repetition
 #   -o DIR               results (default build/bench-apps): apps.csv
 #                        (app,mpi,ranks,metric,native,xchg,ratio) and every run's log
@@ -74,6 +78,7 @@ hpcc_pairs=""
 cluster=""
 rate=100mbit
 outdir=build/bench-apps
+cache=fresh
 user_env=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -96,6 +101,7 @@ while [ $# -gt 0 ]; do
     --rate) rate=${2:?--rate needs a rate}; shift 2 ;;
     --smoke) keys=65536 fft_n=32 fft_iterations=2 repeat=1 hpcc_pairs=1; shift ;;
     -o) outdir=${2:?-o needs a directory}; shift 2 ;;
+    --cache) cache=${2:?--cache needs fresh or kept}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown option '$1' (--help lists them)" ;;
     esac
@@ -138,6 +144,15 @@ outdir=$(readlink -f "$outdir")
 logs=$outdir/logs
 rm -rf "$logs"
 mkdir -p "$logs"
+case "$cache" in
+fresh | kept) ;;
+*) echo "bench_apps.sh: --cache must be fresh or kept, not '$cache'" >&2; exit 2 ;;
+esac
+# The xchg runs' tuning caches (XCHG_CACHE), as compare.sh: fresh, an empty one per run (a
+# program's first run on a machine); kept, one for all runs, empty before the first.
+caches=$outdir/caches
+rm -rf "$caches"
+mkdir -p -m 0700 "$caches/kept"
 
 # ---- launching: one machine, or the emulated cluster ----
 
@@ -171,6 +186,11 @@ launch() {
     if [ "$side" = xchg ]; then
         preload+=:$root/$build/libxchg.so
         vars=("${user_env[@]}")
+        if [ "$cache" = fresh ]; then
+            vars=(XCHG_CACHE="$(mktemp -d "$caches/run-XXXXXX")" "${vars[@]}")
+        else
+            vars=(XCHG_CACHE="$caches/kept" "${vars[@]}")
+        fi
         if [ -n "$cluster" ] && [ "$ranks" -gt "$(nproc)" ] && [[ " ${user_env[*]} " != *" XCHG_WAIT="* ]]; then
             vars+=(XCHG_WAIT=yield)
         fi
@@ -240,7 +260,7 @@ for mpi in $mpis; do
             echo "== hpcc: left out on the cluster (scripts/hpcc.sh runs on one node)"
         else
             echo "== hpcc MPIFFT, openmpi, 4 ranks: scripts/hpcc.sh $hpcc_pairs"
-            env "${user_env[@]}" scripts/hpcc.sh "$hpcc_pairs" >"$logs/hpcc.log" 2>&1 ||
+            env XCHG_CACHE="$caches/kept" "${user_env[@]}" scripts/hpcc.sh "$hpcc_pairs" >"$logs/hpcc.log" 2>&1 ||
                 failed "$logs/hpcc.log" "scripts/hpcc.sh failed"
             hpcc_line=$(grep -a '^hpcc.sh: MPIFFT_Gflops median' "$logs/hpcc.log")
             echo "$hpcc_line" | sed -nE 's/.*native=([0-9.e+-]+) xchg=([0-9.e+-]+).*/hpcc openmpi 4 mpifft_gflops native \1\nhpcc openmpi 4 mpifft_gflops xchg \2/p' >>"$outdir/figures.txt"

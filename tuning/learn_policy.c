@@ -94,8 +94,8 @@ static int probed_ratio(const xchg_lp_t *lp, int family, double *ratio)
  * measured / predicted over the probed xchg candidates of its kind (messages or shared memory:
  * the two kinds' models rest on different constants, tau and beta against the copy rate, and a
  * single-copy MPI transport can move a large message three times faster than the ping-pong of
- * 16 KiB that priced it), else over native for a message algorithm, else over any probed xchg
- * candidate, else over native; 0 when unknown. */
+ * 16 KiB that priced it), else over native (the reference of both kinds: the other kind's
+ * error says little about this one's); 0 when unknown. */
 static double expected(const xchg_lp_t *lp, int c)
 {
     double ratio = 1.0;
@@ -105,12 +105,8 @@ static double expected(const xchg_lp_t *lp, int c)
         return lp->cand[c].measured;
     if (!(lp->cand[c].predicted > 0))
         return 0.0;
-    if (probed_ratio(lp, lp->cand[c].shared, &ratio) == 0) {
-        if (native_known && !lp->cand[c].shared)
-            ratio = native->measured / native->predicted;
-        else if (probed_ratio(lp, -1, &ratio) == 0 && native_known)
-            ratio = native->measured / native->predicted;
-    }
+    if (probed_ratio(lp, lp->cand[c].shared, &ratio) == 0 && native_known)
+        ratio = native->measured / native->predicted;
     return lp->cand[c].predicted * ratio;
 }
 
