@@ -223,6 +223,11 @@ int xchg_learn_tick(xchg_ctx_t *ctx, int slot)
     return s->step.timed ? XCHG_TICK_WATCH : XCHG_TICK_ON;
 }
 
+void xchg_learn_unpick(xchg_ctx_t *ctx, int slot)
+{
+    ctx->shim->learning->shapes[slot].pending = 1;
+}
+
 double xchg_learn_clock(void)
 {
     struct timespec now;

@@ -557,8 +557,14 @@ static int v_predict(xchg_ctx_t *ctx, xchg_call_t *call, xchg_outcome_t *out, in
     rc = choose(ctx, call, out);
     if (rc != MPI_SUCCESS && rc != XCHG_PASS)
         return rc;
-    if (!xchg_algos[out->algo].no_agreement)
-        return MPI_SUCCESS; /* twophase: it needs this call's values */
+    if (!xchg_algos[out->algo].no_agreement) {
+        /* twophase: it needs this call's values, and selection runs again after the agreement;
+         * a learning step taken here is that selection's */
+        if (out->trial >= 0)
+            xchg_learn_unpick(ctx, out->trial);
+        out->trial = -1;
+        return MPI_SUCCESS;
+    }
     *decided = 1;
     /* a watched call carries: its own statistics tell whether it was the shape it was
      * decided as (xchg_do_alltoallv) */

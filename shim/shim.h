@@ -243,8 +243,12 @@ int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, int source, xchg_c
  * and learns again at the same call. */
 enum { XCHG_TICK_ON, XCHG_TICK_RELEARN, XCHG_TICK_WATCH };
 int xchg_learn_tick(xchg_ctx_t *ctx, int slot);
-/* A timed call starts here, with no synchronisation (shim/learn.c, timing). Returns the start
- * time on xchg_learn_clock. */
+/* The call whose step xchg_learn_pick gave for slot `slot` selects again (an alltoallv whose
+ * predicted choice needs its own agreed statistics): the shape's next pick takes the same step,
+ * so that the call counts once. */
+void xchg_learn_unpick(xchg_ctx_t *ctx, int slot);
+/* A timed call starts here: on one machine with no synchronisation, across machines after a
+ * barrier of the channel (shim/learn.c, timing). Returns the start time on xchg_learn_clock. */
 double xchg_learn_start(xchg_ctx_t *ctx);
 double xchg_learn_clock(void); /* seconds on the machine's monotonic clock */
 /* The timed call of slot `slot` ran from start to end (xchg_learn_clock) on this rank; may

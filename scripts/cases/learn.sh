@@ -112,6 +112,30 @@ if [ -x "$learn_prog" ]; then
             verdict "$name" "$log" "$why"
         fi
     done
+    # A probe of twophase: its call selects twice (once from the carried statistics, again
+    # after agreeing on its own), and must count once; a probe that never completed ran
+    # twophase on every later call of the shape (seen at 8 ranks on the emulated cluster).
+    harness_prog=$build_dir/bench/harness
+    name="learning: a twophase probe completes (p=4 XCHG_NODES=2,1,1, skewed alltoallv 64 KiB)"
+    if [ "$MPI" = mpich ] && [ -x "$harness_prog" ] && begin_case "$name"; then
+        # fixed constants (a table of no rules), under which twophase is one of the candidates
+        printf 'xchg-tuning 1\nmachine beta=3.5e-07 tau=2.35e-10 rho=3.6e-11 port_share=0.9\n' \
+            >"$LOGS/twophase_probe.table"
+        preloaded "$log" 4 XCHG_WAIT=yield XCHG_VERBOSE=1 XCHG_STATS=1 XCHG_NODES=2,1,1 \
+            XCHG_TUNING="$LOGS/twophase_probe.table" -- \
+            "$harness_prog" --sizes 64K --colls alltoallv-skewed --steady-calls 40 -o "$LOGS/twophase_probe.csv"
+        rc=$?
+        why=""
+        twophase_calls=$(grep -aoE '^xchg: alltoallv twophase \[\] calls=[0-9]+' "$log" | grep -oE '[0-9]+$')
+        if [ "$rc" -ne 0 ]; then
+            why="the harness failed ($(rc_reason "$rc"))"
+        elif ! grep -aqE '^xchg: learn alltoallv p=4 block=131072-[0-9]+: .*twophase\[\] [0-9.]+us.* -> ' "$log"; then
+            why="no 'xchg: learn alltoallv p=4 block=131072-...' line with a timed twophase: its probe was not timed or never completed"
+        elif [ "${twophase_calls:-0}" -gt 100 ]; then
+            why="twophase ran $twophase_calls calls (4 ranks, 57 calls each): its probe did not end"
+        fi
+        verdict "$name" "$log" "$why"
+    fi
     name="learn_check p=2 XCHG_LEARN=0"
     if begin_case "$name"; then
         preloaded "$log" 2 XCHG_WAIT=yield XCHG_VERBOSE=1 XCHG_LEARN=0 -- "$learn_prog"
