@@ -3,7 +3,7 @@
  *
  * Paper: Bruck, Ho, Kipnis, Upfal, Weathersby, "Efficient Algorithms for All-to-All
  * Communications in Multiport Message-Passing Systems", IEEE TPDS 1997
- * (../shared/papers/002_0c74752dd805d1e2.txt, Section 3, pseudocode in Appendix A). The
+ * (Section 3, pseudocode in Appendix A). The
  * schedule arithmetic is algos/sched/radix.c, shared with the cost model, the unit tests and
  * build/xchg-sched.
  *

@@ -1,11 +1,11 @@
 /*
  * alltoall_torus.c: complete exchange on an all-port ring or 2D torus for MPI_Alltoall.
  *
- * Paper: Liu, Gu, Bi, Tu, Dong, "Optimal All-to-All Personalized Communication in All-Port Tori"
- * (../shared/papers/004_b7196a565a1bb1dc.txt): algorithm AR on a ring (Section III, Fig. 2) and
- * AT2 on an r x c torus (Section IV, Fig. 5), generalised to every shape. The schedule is the
- * pure code of algos/sched/torus.c (see torus.h for the phases, the generalisation and what it
- * costs), shared with the cost model (tuning/cost_torus.c), the unit tests and build/xchg-sched.
+ * Paper: Liu, Gu, Bi, Tu, Dong, "Optimal All-to-All Personalized Communication in All-Port Tori",
+ * 2006: algorithm AR on a ring (Section III, Fig. 2) and AT2 on an r x c torus (Section IV, Fig.
+ * 5), generalised to every shape. The schedule is the pure code of algos/sched/torus.c (see torus.h
+ * for the phases, the generalisation and what it costs), shared with the cost model
+ * (tuning/cost_torus.c), the unit tests and build/xchg-sched.
  *
  * Phases (AT2; AR is one ring phase, the other shapes two): phase 1, two steps in which every
  * node sends out of its four ports what goes to the other groups G_ij (x and y parity), the

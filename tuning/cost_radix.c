@@ -1,6 +1,7 @@
 /*
  * cost_radix.c: cost model of the radix index algorithm for MPI_Alltoall
- * (algos/alltoall_radix.c; Bruck et al., ../shared/papers/002_0c74752dd805d1e2.txt, Section 3).
+ * (algos/alltoall_radix.c; Bruck et al., "Efficient algorithms for all-to-all communications in
+ * multiport message-passing systems", 1997, Section 3).
  *
  * Predicted time = sum over the C1 rounds of xchg_cost_round(steps in the round, largest
  * message of the round) + rho * bytes copied locally. The rounds and message sizes are the

@@ -1,6 +1,7 @@
 /*
  * cost_torus.c: cost model of the all-port ring and torus complete exchange for MPI_Alltoall
- * (algos/alltoall_torus.c; Liu et al., ../shared/papers/004_b7196a565a1bb1dc.txt, AR and AT2).
+ * (algos/alltoall_torus.c; Liu et al., "Optimal all-to-all personalized communication in all-port
+ * tori", 2006, algorithms AR and AT2 of Sections III and IV).
  *
  * Predicted time = sum over the steps of xchg_cost_round(messages a node sends in the step,
  * largest message of the step) + rho * (bytes copied locally). The steps and their largest
