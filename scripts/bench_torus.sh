@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench_torus.sh: the torus algorithm (issue 14) against pairwise, radix and native for
+# bench_torus.sh: the torus algorithm against pairwise, radix and native for
 # MPI_Alltoall on the emulated cluster's ring and torus (scripts/cluster), with the bytes every
 # link carried next to the paper's transmission bound. Needs root (network namespaces).
 #
