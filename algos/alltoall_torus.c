@@ -35,12 +35,12 @@
  * Restrictions: a shape (above); p = 1 copies the block.
  *
  * The plan. The schedule and this rank's plan are pure functions of (r, c, rank) and cost
- * O(r c (r + c)) to build (measured: 30 us at 4x4, 1.8 ms at 16x16), so they are kept in one
- * small process-wide cache (PLAN_CACHE entries, mutex-protected, shared by every communicator and
- * thread): a repeated call shape builds them once. An entry is never changed or freed once
- * filled (so it is used without the lock); when the cache is full, a new shape is built for the
- * call and freed at its end. Memory per entry: O(r + c) for the schedule, O(blocks the node sends
- * and receives) for the plan (torus.h).
+ * O(r c (r + c)) to build (milliseconds at 16x16, more than a call of small blocks), so they are
+ * kept in one small process-wide cache (PLAN_CACHE entries, mutex-protected, shared by every
+ * communicator and thread): a repeated call shape builds them once. An entry is never changed or
+ * freed once filled (so it is used without the lock); when the cache is full, a new shape is built
+ * for the call and freed at its end. Memory per entry: O(r + c) for the schedule, O(blocks the node
+ * sends and receives) for the plan (torus.h).
  *
  * Scratch (pushed on the context's scratch stack, released at the end; u = ceil(b/2) for the
  * SPLIT kind, b otherwise):
