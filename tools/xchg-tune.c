@@ -51,24 +51,23 @@
  *     below and, for calls no rule decides, in the library (tuning/cost_native.c). The report
  *     compares the curves with the model of native (the MPI library's documented default
  *     algorithm with the measured constants): the median of measured / modelled per collective.
- *  5. The table: in every cell (collective x size x bucket) every applicable registered
- *     algorithm is priced by its cost model (xchg_algos[i].cost) with the parameters the model
- *     prefers and the variants its keys' descriptors name (tuning/registry.c: r = 2, ceil(sqrt(p)),
- * p; k = 1, 2, 4; every inner alltoall), native by its measured time, and the cheapest wins. The
- * models see the layout of the cell's communicator, world ranks 0 .. p - 1 (so a cell that spans
- * nodes is priced at the inter-node constants). Bucket b covers block sizes from b up to the next
- * bucket - 1 (the last one: and above); size p covers p up to the next listed size - 1 (the
- * largest: itself). Equal neighbouring cells are merged into ranges, first over block sizes, then
- *     over communicator sizes whose rows are equal and span as many nodes. When the job spans
- *     nodes every rule names the nodes its cells spanned (nodes=N, version 2): a communicator
- *     of that size laid out otherwise is left to the cost models.
+ *  5. The table: in every cell (collective x size x bucket) every applicable registered algorithm
+ *     is priced by its cost model (xchg_algos[i].cost) with the parameters the model prefers and
+ *     the variants its keys' descriptors name (tuning/registry.c: r = 2, ceil(sqrt(p)), p; k = 1,
+ *     2, 4; every inner alltoall), native by its measured time, and the cheapest wins. The models
+ *     see the layout of the cell's communicator, world ranks 0 .. p - 1 (so a cell that spans nodes
+ *     is priced at the inter-node constants). Bucket b covers block sizes from b up to the next
+ *     bucket - 1 (the last one: and above); size p covers p up to the next listed size - 1 (the
+ *     largest: itself). Equal neighbouring cells are merged into ranges, first over block sizes,
+ *     then over communicator sizes whose rows are equal and span as many nodes. When the job spans
+ *     nodes every rule names the nodes its cells spanned (nodes=N, version 2): a communicator of
+ *     that size laid out otherwise is left to the cost models.
  *  6. --verify: every cell's model's best few candidates (--candidates, default 3), and its
- *     cheapest candidate with k = 1 when none of those has it, are timed
- *     on the spot like native in phase 4 (whose time there stands for native) and the
- *     measured best is kept. The report says how often the model's first choice was the
- *     measured best, the model's median relative error, and the time the verification took
- *     against timing every candidate (estimated from the measured time per candidate;
- *     --verify-all times them all).
+ *     cheapest candidate with k = 1 when none of those has it, are timed on the spot like native in
+ *     phase 4 (whose time there stands for native) and the measured best is kept. The report says
+ *     how often the model's first choice was the measured best, the model's median relative error,
+ *     and the time the verification took against timing every candidate (estimated from the
+ *     measured time per candidate; --verify-all times them all).
  *
  * Every rank computes the same cells from the same broadcast constants and native times, so
  * the measurement loops run in step on all ranks; only rank 0 prints and writes.
