@@ -8,20 +8,19 @@
  * communications in multiport message-passing systems", 1997, Section 1.2; tuning/cost.h adds
  * rho and port_share). The arithmetic of phases 1, 2 and 4 (fits, port_share, the curves'
  * points) is tuning/fit.c, unit-tested; this file measures.
- *  1. beta, tau: ping-pong between world rank 0 and one partner over message sizes 0 B to
- *     4 MiB, every message through xchg_exchange (the round helper the algorithms use, with
- *     its waiting policy). The one-way time of each size is half the median round trip; beta
- *     and tau are the least-squares fit of T(m) = beta + m tau with every point weighted by
- *     1/T(m)^2, so the fit minimises relative errors and small messages count as much as
- *     large ones, outliers dropped (xchg_fit_linear); the residual is reported as the root
- *     mean square relative error. The
- *     partner is a rank on the same node, and when the job spans nodes a rank on another node
- *     too. The table's machine line keeps both levels: beta and tau of the pair on one node,
- *     beta_inter and tau_inter of the pair across nodes (version 2 of the table; when rank 0
- *     has no other rank on its node, beta and tau are the pair's across nodes and there is no
- *     second level). Across nodes tau_inter is the sustained rate of the two largest sizes
- *     when that is more than a quarter slower than the fit (a rate-limited link passes a burst
- *     faster than it sustains, and the relative fit favours small messages).
+ *  1. beta, tau: ping-pong between world rank 0 and one partner over message sizes 0 B to 4 MiB,
+ *     every message through xchg_exchange (the round helper the algorithms use, with its waiting
+ *     policy). The one-way time of each size is half the median round trip; beta and tau are the
+ *     least-squares fit of T(m) = beta + m tau with every point weighted by 1/T(m)^2, so the fit
+ *     minimises relative errors and small messages count as much as large ones, outliers dropped
+ *     (xchg_fit_linear); the residual is reported as the root mean square relative error. The
+ *     partner is a rank on the same node, and when the job spans nodes a rank on another node too.
+ *     The table's machine line keeps both levels: beta and tau of the pair on one node, beta_inter
+ *     and tau_inter of the pair across nodes (version 2 of the table; when rank 0 has no other rank
+ *     on its node, beta and tau are the pair's across nodes and there is no second level). Across
+ *     nodes tau_inter is the sustained rate of the two largest sizes when that is more than a
+ *     quarter slower than the fit (a rate-limited link passes a burst faster than it sustains, and
+ *     the relative fit favours small messages).
  *  1b. inject (jobs on several nodes): the ranks of rank 0's node (up to 4) send port_bytes
  *     each to ranks of other nodes at once, against one alone; inject = n t_one / t_all
  *     (measure_inject), the node's interface carrying inject messages at full speed.
