@@ -24,7 +24,7 @@ DOCS_README_MAX=350
 # docs_grep REGEX: file:line:text of every line that matches the extended regular expression,
 # case-insensitively, in the repository's text files.
 docs_grep() {
-    if [ "$(git -C "$root" rev-parse --show-toplevel 2>/dev/null)" = "$root" ]; then
+    if [ "$(git -C "$root" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$root" && pwd -P)" ]; then
         git -C "$root" grep -n -I -i -E -e "$1" -- .
     else
         (cd "$root" && grep -r -n -I -i -E --exclude-dir=build --exclude-dir=.git -e "$1" . |
