@@ -62,6 +62,7 @@ docs_vars_read() {
 
 # docs_vars_documented: every XCHG_ name in the first cell of a README.md table row that starts
 # with one, sorted.
+# shellcheck disable=SC2016 # the backquotes are Markdown, not an expansion
 docs_vars_documented() {
     grep -E '^\| *`XCHG_' "$root/README.md" | cut -d'|' -f2 | grep -oE '`XCHG_[A-Z0-9_]*\*?`' |
         tr -d '`' | sort -u
