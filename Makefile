@@ -1,5 +1,5 @@
 # xchg: one plain GNU Makefile. Sources are found by folder, so adding an algorithm needs no
-# line here (README.md, "Adding an algorithm"); tools are tools/xchg-*.c, unit tests
+# line here (docs/adding-an-algorithm.md); tools are tools/xchg-*.c, unit tests
 # tests/unit/test_*.c, MPI test programs tests/mpi/*.c|*.f90, applications tests/apps/*.c.
 #
 #   make              build $(BUILD)/libxchg.so, the pure $(BUILD)/libxchgcore.a and the tools

@@ -4,7 +4,7 @@
  *
  * Paper: Bruck, Ho, Kipnis, Upfal, Weathersby, "Efficient Algorithms for All-to-All
  * Communications in Multiport Message-Passing Systems", IEEE TPDS 1997
- * (../shared/papers/002_0c74752dd805d1e2.txt, Section 4, pseudocode for k = 1 in Appendix B).
+ * (Section 4, pseudocode for k = 1 in Appendix B).
  * The schedule, including the last-round table partition of Proposition 4.2, is
  * algos/sched/circulant.c, shared with the cost model, the unit tests and build/xchg-sched.
  *

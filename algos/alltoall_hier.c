@@ -2,11 +2,10 @@
  * alltoall_hier.c: the hierarchical factor algorithm for MPI_Alltoall (name "hier"), for
  * nodes that hold different numbers of ranks, k ports.
  *
- * Paper: Sanders, Traff, "The hierarchical factor algorithm for all-to-all communication"
- * (../shared/papers/003_9e1d01d36fc0153f.txt), algorithm ClusteredAllToAll (Fig. 2) over the
- * 1-factorization of Lemma 1, with Section 4's improvement. The schedule is
- * algos/sched/factor.c (terms, step order and modes in factor.h), shared with the cost model
- * (tuning/cost_hier.c), the unit test and build/xchg-sched.
+ * Paper: Sanders, Traff, "The hierarchical factor algorithm for all-to-all communication", 2002:
+ * algorithm ClusteredAllToAll (Fig. 2) over the 1-factorization of Lemma 1, with Section 4's
+ * improvement. The schedule is algos/sched/factor.c (terms, step order and modes in factor.h),
+ * shared with the cost model (tuning/cost_hier.c), the unit test and build/xchg-sched.
  *
  * Phases. The block to self is copied first. Then phase after phase, one per distinct node
  * size S_1 < S_2 < ... (done = the previous size, current = this one): the nodes with at least

@@ -2,10 +2,11 @@
  * alltoall_pairwise.c: pairwise exchange for MPI_Alltoall (baseline).
  *
  * Step s = 1 .. p-1: send the block for rank (rank + s) mod p and receive the block from rank
- * (rank - s) mod p, straight between the user's buffers (no packing; scratch holds only the message lists, pushed on the context's scratch stack). This is the
- * r = p case of Bruck's radix index algorithm (../shared/papers/002_0c74752dd805d1e2.txt,
- * Section 3.3, case 2) with the rotations folded into the addressing. With k ports, k
- * consecutive steps are in flight in one round.
+ * (rank - s) mod p, straight between the user's buffers (no packing; scratch holds only the message
+ * lists, pushed on the context's scratch stack). This is the r = p case of Bruck's radix index
+ * algorithm (Bruck et al., "Efficient algorithms for all-to-all communications in multiport
+ * message-passing systems", 1997, Section 3.3, case 2) with the rotations folded into the
+ * addressing. With k ports, k consecutive steps are in flight in one round.
  *
  * Cost (linear model): C1 = ceil((p-1)/k), C2 = b * ceil((p-1)/k) (b = block bytes; k messages
  * of b bytes per round), plus one local copy of b bytes (the block to self).

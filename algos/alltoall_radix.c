@@ -3,7 +3,7 @@
  *
  * Paper: Bruck, Ho, Kipnis, Upfal, Weathersby, "Efficient Algorithms for All-to-All
  * Communications in Multiport Message-Passing Systems", IEEE TPDS 1997
- * (../shared/papers/002_0c74752dd805d1e2.txt, Section 3, pseudocode in Appendix A). The
+ * (Section 3, pseudocode in Appendix A). The
  * schedule arithmetic is algos/sched/radix.c, shared with the cost model, the unit tests and
  * build/xchg-sched.
  *
@@ -33,8 +33,8 @@
  * 4 more: at most 25 block copies per call and rank, against 2H + 2p = 40 for the paper's
  * code (H = 12 forwarded blocks; Appendix A copies p blocks in each rotation).
  *
- * What these copies cost, measured: README.md, "Figures measured here", local copies (a few
- * percent of a call for large blocks, nothing for small ones).
+ * What these copies cost, measured: docs/results.md, local copies (a few percent of a call for
+ * large blocks, nothing for small ones).
  *
  * Cost (linear model, b = block bytes): C1 = (w-1) ceil((r-1)/k) + ceil((ceil(p/r^(w-1))-1)/k)
  * <= ceil((r-1)/k) w; C2 = b * (sum over rounds of the round's largest message in blocks), at

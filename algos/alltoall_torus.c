@@ -1,11 +1,11 @@
 /*
  * alltoall_torus.c: complete exchange on an all-port ring or 2D torus for MPI_Alltoall.
  *
- * Paper: Liu, Gu, Bi, Tu, Dong, "Optimal All-to-All Personalized Communication in All-Port Tori"
- * (../shared/papers/004_b7196a565a1bb1dc.txt): algorithm AR on a ring (Section III, Fig. 2) and
- * AT2 on an r x c torus (Section IV, Fig. 5), generalised to every shape. The schedule is the
- * pure code of algos/sched/torus.c (see torus.h for the phases, the generalisation and what it
- * costs), shared with the cost model (tuning/cost_torus.c), the unit tests and build/xchg-sched.
+ * Paper: Liu, Gu, Bi, Tu, Dong, "Optimal All-to-All Personalized Communication in All-Port Tori",
+ * 2006: algorithm AR on a ring (Section III, Fig. 2) and AT2 on an r x c torus (Section IV, Fig.
+ * 5), generalised to every shape. The schedule is the pure code of algos/sched/torus.c (see torus.h
+ * for the phases, the generalisation and what it costs), shared with the cost model
+ * (tuning/cost_torus.c), the unit tests and build/xchg-sched.
  *
  * Phases (AT2; AR is one ring phase, the other shapes two): phase 1, two steps in which every
  * node sends out of its four ports what goes to the other groups G_ij (x and y parity), the
@@ -35,12 +35,12 @@
  * Restrictions: a shape (above); p = 1 copies the block.
  *
  * The plan. The schedule and this rank's plan are pure functions of (r, c, rank) and cost
- * O(r c (r + c)) to build (measured: 30 us at 4x4, 1.8 ms at 16x16), so they are kept in one
- * small process-wide cache (PLAN_CACHE entries, mutex-protected, shared by every communicator and
- * thread): a repeated call shape builds them once. An entry is never changed or freed once
- * filled (so it is used without the lock); when the cache is full, a new shape is built for the
- * call and freed at its end. Memory per entry: O(r + c) for the schedule, O(blocks the node sends
- * and receives) for the plan (torus.h).
+ * O(r c (r + c)) to build (milliseconds at 16x16, more than a call of small blocks), so they are
+ * kept in one small process-wide cache (PLAN_CACHE entries, mutex-protected, shared by every
+ * communicator and thread): a repeated call shape builds them once. An entry is never changed or
+ * freed once filled (so it is used without the lock); when the cache is full, a new shape is built
+ * for the call and freed at its end. Memory per entry: O(r + c) for the schedule, O(blocks the node
+ * sends and receives) for the plan (torus.h).
  *
  * Scratch (pushed on the context's scratch stack, released at the end; u = ceil(b/2) for the
  * SPLIT kind, b otherwise):

@@ -2,13 +2,12 @@
  * alltoallv_hier.c: the hierarchical factor algorithm for MPI_Alltoallv (name "hier"), for
  * nodes that hold different numbers of ranks, k ports.
  *
- * Paper: Sanders, Traff, "The hierarchical factor algorithm for all-to-all communication"
- * (../shared/papers/003_9e1d01d36fc0153f.txt), algorithm ClusteredAllToAll (Fig. 2) with
- * Section 4's improvement, as algos/alltoall_hier.c runs it for MPI_Alltoall: the same
- * schedule (algos/sched/factor.c), each message with its own size, straight between the
- * user's buffers at the given offsets. The paper treats regular all-to-all only; nothing in the
- * schedule depends on the sizes, but a step lasts as long as its message, so skewed counts
- * make the rounds uneven as they make pairwise's.
+ * Paper: Sanders, Traff, "The hierarchical factor algorithm for all-to-all communication", 2002:
+ * algorithm ClusteredAllToAll (Fig. 2) with Section 4's improvement, as algos/alltoall_hier.c runs
+ * it for MPI_Alltoall: the same schedule (algos/sched/factor.c), each message with its own size,
+ * straight between the user's buffers at the given offsets. The paper treats regular all-to-all
+ * only; nothing in the schedule depends on the sizes, but a step lasts as long as its message, so
+ * skewed counts make the rounds uneven as they make pairwise's.
  *
  * Phases: the message to self is copied; then, phase by phase over the distinct node sizes and
  * round by round over the 1-factors of the active nodes, this rank's steps, k steps of every

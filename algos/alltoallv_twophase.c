@@ -2,7 +2,7 @@
  * alltoallv_twophase.c: deterministic two-phase h-relation routing for MPI_Alltoallv.
  *
  * Paper: Bader, Helman, JaJa, "Practical Parallel Algorithms for Personalized Communication
- * and Integer Sorting" (../shared/papers/001_4fe372a83d448690.txt), Section 3 (algorithm and
+ * and Integer Sorting", 1996: Section 3 (algorithm and
  * bin bounds), Section 3.3 (general case: h1 sent, h2 received), Appendix B (pseudocode).
  * The schedule arithmetic and the three local steps are in sched/twophase.c; the unit (a
  * chunk of U bytes), the header and the block layouts are described in sched/twophase.h.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench-cluster: the xchg-bench sweep on emulated clusters (scripts/cluster, issue 12), with
+# make bench-cluster: the xchg-bench sweep on emulated clusters (scripts/cluster), with
 # plots and a summary. Needs root (network namespaces); one cluster session at a time.
 #
 # Clusters (names of the result folders under $BUILD/bench-cluster/):

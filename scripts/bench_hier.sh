@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench_hier.sh: issue 13's comparison of the hierarchical factor algorithm on emulated clusters
+# bench_hier.sh: a comparison of the hierarchical factor algorithm on emulated clusters
 # (scripts/cluster): native, pairwise, radix, hier:k=1, hier (the model's k) and auto with a
 # table that xchg-tune made on the same cluster, side by side in one xchg-bench job per
 # repetition, MPI_Alltoall, blocks 1 KiB to 256 KiB. Needs root (network namespaces).

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# bench_torus.sh: the torus algorithm (issue 14) against pairwise, radix and native for
+# bench_torus.sh: the torus algorithm against pairwise, radix and native for
 # MPI_Alltoall on the emulated cluster's ring and torus (scripts/cluster), with the bytes every
 # link carried next to the paper's transmission bound. Needs root (network namespaces).
 #
 # Clusters (one rank per node, every link limited to $BENCH_TORUS_LINK each way):
 #   ring8      8 nodes in a ring: torus:dims=8 is AR; bound ceil(p^2/8) m = 8 m per link
 #   torus4x4   16 nodes in a 4x4 torus: torus:dims=4x4 is AT2; bound r c^2/8 m = 8 m per link
-# (Liu et al., ../shared/papers/004_b7196a565a1bb1dc.txt, Lemmas 2 and 4: the busiest directed
-# link carries at least that much in any algorithm; m is the block.) The cluster routes messages
-# between non-neighbours through the nodes in between (dimension order, shorter way round,
-# ties towards increasing index), so every algorithm's traffic shares the links as on a torus.
+# (Liu et al., "Optimal all-to-all personalized communication in all-port tori", 2006, Lemmas 2 and
+# 4: the busiest directed link carries at least that much in any algorithm; m is the block.) The
+# cluster routes messages between non-neighbours through the nodes in between (dimension order,
+# shorter way round, ties towards increasing index), so every algorithm's traffic shares the links
+# as on a torus.
 #
 # For each cluster: it is brought up; node_layout measures the ping-pong rate between the first
 # and the last node (ping.txt), natively; then, block by block (1 KiB to 256 KiB by default,

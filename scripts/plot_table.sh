@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Draw a tuning table (tuning/table.c documents the format) as a picture: for each collective
+# Draw a tuning table (docs/tuning-table.md describes the format) as a picture: for each collective
 # a panel whose cells are communicator sizes (rows) by block-size buckets (columns), coloured
 # by the algorithm the table chooses there and labelled with its parameters. Cells no rule
 # covers are white (the cost models decide those at run time).

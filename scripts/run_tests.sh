@@ -33,7 +33,8 @@
 # extended regular expression anywhere, e.g. XCHG_TEST_ONLY='^coll_check p=4 ' or
 # XCHG_TEST_ONLY='split|XCHG_TUNING'; the summary says how many were left out, and a filter
 # that matches no case fails. Problems in tests/configs/*.conf and missing builds are reported
-# whatever the filter.
+# whatever the filter. XCHG_TEST_FUZZ_TIMEOUT (seconds, default 900) limits the fuzzing case
+# (scripts/cases/fuzz.sh). The caller's other XCHG_* variables are unset before any case runs.
 set -uo pipefail
 
 MPI=${MPI:-mpich}
@@ -58,6 +59,8 @@ LOGS=$build_dir/test-logs
 TIMEOUT=${XCHG_TEST_TIMEOUT:-180}
 ONLY=${XCHG_TEST_ONLY:-}
 PIECE=${XCHG_TEST_PIECE:-4096} # message size above which the library of 30-split.sh splits
+# shellcheck disable=SC2034 # fuzz.sh uses it (read here: the XCHG_* variables are unset below)
+FUZZ_TIMEOUT=${XCHG_TEST_FUZZ_TIMEOUT:-900}
 MAX_TIMEOUTS=3 # after this many timed-out launches the rest are not started (a hanging library)
 NPROC=$(nproc)
 

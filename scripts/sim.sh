@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sim.sh: `make sim`, the simulator at scale (build/xchg-sim, issue 15, docs/sim.md).
+# sim.sh: `make sim`, the simulator at scale (build/xchg-sim, docs/sim.md).
 #
 #  1. the largest runs, p = 4096, each with its wall time and peak memory (the simulator's own
 #     getrusage figure and /usr/bin/time's) -> $OUT/largest.txt;

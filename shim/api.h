@@ -1,7 +1,7 @@
 /*
- * api.h: what xchg's own tools (xchg-tune, xchg-bench, xchg-decide, xchg-project) may use of
- * the library: the configuration through these calls only (never xchg_config itself), the decision, and a
- * context to run rounds on. The registry and the tuning table are the tools' own (tuning/).
+ * api.h: what xchg's own tools (xchg-tune, xchg-bench, xchg-decide, xchg-project) may use of the
+ * library: the configuration through these calls only (never xchg_config itself), the decision, and
+ * a context to run rounds on. The registry and the tuning table are the tools' own (tuning/).
  */
 #ifndef XCHG_API_H
 #define XCHG_API_H

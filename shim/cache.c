@@ -9,8 +9,8 @@
  *   - the MPI library: its family and a hash of MPI_Get_library_version's first line;
  *   - the node's hardware: a hash of hwloc's processing units, cores and CPU model;
  *   - the layout: the job's size and the number of ranks on each node, in node order.
- * It holds the machine line (xchg-tune's constants), rules (xchg-tune's, and the shapes learning settled, by communicator size,
- * node count and size bucket) and native curves.
+ * It holds the machine line (xchg-tune's constants), rules (xchg-tune's, and the shapes learning
+ * settled, by communicator size, node count and size bucket) and native curves.
  *
  * Reading (xchg_cache_load, from MPI_Init): world rank 0 computes the key, checks the directory
  * and reads the file, and broadcasts its text, so every rank parses the same bytes and decides

@@ -4,18 +4,18 @@
  *
  * The cost models price every algorithm, native included, from beta (start-up) and tau (per
  * byte) in the linear model T = beta + m tau (Bruck et al. 1997, Section 1.2); their built-in
- * constants describe a generic shared-memory node, and a cluster's links differ from them by
- * a hundred times. So world rank 0 runs two short ping-pongs with a rank of its own node, and
- * two with a rank of another node when the job spans nodes: PINGS round trips of SMALL bytes
- * and LARGE_PINGS of LARGE bytes each (one of each first, untimed), on MPI_COMM_WORLD, before
- * the program has posted anything (inside MPI_Init); beta is the small message's one-way time
- * (half the least round trip: on a loaded machine a round trip waits for a descheduled peer
- * now and then, milliseconds that are not the link's), tau the large one's excess per byte. Each pair stops early when
- * it has used BUDGET seconds. rho, the copy rate, is one memcpy of COPY_BYTES. Rank 0 then
+ * constants describe a generic shared-memory node, and a cluster's links differ from them by a
+ * hundred times. So world rank 0 runs two short ping-pongs with a rank of its own node, and two
+ * with a rank of another node when the job spans nodes: PINGS round trips of SMALL bytes and
+ * LARGE_PINGS of LARGE bytes each (one of each first, untimed), on MPI_COMM_WORLD, before the
+ * program has posted anything (inside MPI_Init); beta is the small message's one-way time (half the
+ * least round trip: on a loaded machine a round trip waits for a descheduled peer now and then,
+ * milliseconds that are not the link's), tau the large one's excess per byte. Each pair stops early
+ * when it has used BUDGET seconds. rho, the copy rate, is one memcpy of COPY_BYTES. Rank 0 then
  * broadcasts the constants, so every rank prices with the same numbers. A start-up beyond a
  * plausible bound (a peer descheduled on an oversubscribed node) is not used. The constants are
- * measured anew in every run and never cached: a measurement taken under a burst of load
- * would otherwise stay with every later run (the cache keeps xchg-tune's, which measure long).
+ * measured anew in every run and never cached: a measurement taken under a burst of load would
+ * otherwise stay with every later run (the cache keeps xchg-tune's, which measure long).
  */
 #include <stdlib.h>
 #include <string.h>

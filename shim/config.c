@@ -18,6 +18,9 @@
  *                                  node, the next 1 another, ...; must add up to the job's size
  *   XCHG_TORUS=RxC | P             the torus (P: ring) that flat communicators of R C ranks form,
  *                                  rank = x C + y (the torus algorithm, algos/alltoall_torus.c)
+ *   XCHG_SHM_BYTES=SIZE            the most bytes one pass of the shm algorithms puts through a
+ *                                  communicator's shared segment (0: no shared memory)
+ * and shim/cache.c reads XCHG_CACHE (the per-user cache of tables). README.md documents them all.
  *
  * The values are parsed in the pure core (tuning/env.c, no MPI: unit-tested and fuzzed). A bad
  * value is reported once, by world rank 0, naming the variable and the valid choices and

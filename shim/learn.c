@@ -105,10 +105,10 @@ static void add(xchg_lp_cand_t *cand, int *n, const xchg_choice_t *c)
 
 /* The shape's candidates (cand[0] native) and the index of the one to probe first (or, for a
  * cached verdict, the settled winner): the decided choice when it is cached or an xchg algorithm
- * (the models' clear win), else the models' best priced candidate, native or not. Starting from the best priced one rather than
- * from native when the models see no clear win costs one probe when native is the faster, and
- * saves one where an xchg algorithm is, which on one node is most small calls: of a short-lived
- * shape's few calls, more then run the winner. */
+ * (the models' clear win), else the models' best priced candidate, native or not. Starting from the
+ * best priced one rather than from native when the models see no clear win costs one probe when
+ * native is the faster, and saves one where an xchg algorithm is, which on one node is most small
+ * calls: of a short-lived shape's few calls, more then run the winner. */
 static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *decided,
                       xchg_lp_cand_t *cand, int *first)
 {

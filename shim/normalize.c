@@ -25,18 +25,18 @@
  *   receive      received blocks before unpacking, same layout
  *   layout       alltoallv: sendbytes[p] sendoffs[p] recvbytes[p] recvoffs[p] (size_t each)
  *
- * MPI_Alltoallv's shape (h1, h2, largest message) must be agreed before selection. The
- * statistics of the previous call on the communicator stand in for them (every rank holds the
- * same, see xchg_shim_state_t): when the choice they give needs no agreed values (pairwise or
- * native), the call runs at once, and every CARRY_EVERY-th such call of pairwise or hier carries its
- * statistics in its own messages for the calls after it (xchg_carry_t; carrying costs 24 bytes
- * and a copy per message, and keeps every message, empty ones included, in the exchange, so
- * the calls between run plain and skip their empty messages as MPICH's alltoallv does). So a
- * choice follows changing counts within CARRY_EVERY calls. Only the first call, a choice that
- * needs the exact values (twophase), or statistics older than CARRY_MAX_AGE calls (native
- * carries nothing) pay the agreement round (xchg_agree_max, ceil(log2 p) rounds of 24 bytes);
- * an agreement that finds the statistics unchanged doubles that age, up to CARRY_AGE_LIMIT,
- * so a program whose counts stay put pays it ever more rarely.
+ * MPI_Alltoallv's shape (h1, h2, largest message) must be agreed before selection. The statistics
+ * of the previous call on the communicator stand in for them (every rank holds the same, see
+ * xchg_shim_state_t): when the choice they give needs no agreed values (pairwise or native), the
+ * call runs at once, and every CARRY_EVERY-th such call of pairwise or hier carries its statistics
+ * in its own messages for the calls after it (xchg_carry_t; carrying costs 24 bytes and a copy per
+ * message, and keeps every message, empty ones included, in the exchange, so the calls between run
+ * plain and skip their empty messages as MPICH's alltoallv does). So a choice follows changing
+ * counts within CARRY_EVERY calls. Only the first call, a choice that needs the exact values
+ * (twophase), or statistics older than CARRY_MAX_AGE calls (native carries nothing) pay the
+ * agreement round (xchg_agree_max, ceil(log2 p) rounds of 24 bytes); an agreement that finds the
+ * statistics unchanged doubles that age, up to CARRY_AGE_LIMIT, so a program whose counts stay put
+ * pays it ever more rarely.
  */
 #include <string.h>
 

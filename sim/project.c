@@ -1,6 +1,6 @@
 /*
  * project.c: build/xchg-project, cost projections of MPI_Alltoall and MPI_Allgather to
- * 65 536 ranks against MPICH 4's default algorithms (issue 15). Pure code: no MPI is started.
+ * 65 536 ranks against MPICH 4's default algorithms. Pure code: no MPI is started.
  *
  *   build/xchg-project                    the projection tables, Markdown, on standard output
  *   build/xchg-project --tsv              the same figures tab-separated, one line per row

@@ -1,5 +1,5 @@
 # project.mk: build/xchg-project, cost projections of MPI_Alltoall and MPI_Allgather to 65 536
-# ranks against MPICH 4's default algorithms (sim/project.c, docs/projections.md; issue 15).
+# ranks against MPICH 4's default algorithms (sim/project.c, docs/projections.md).
 # Included by the top Makefile. Like the tools, it links the library's objects (no MPI is
 # started: selection and the cost models are pure code).
 #

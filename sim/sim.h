@@ -1,5 +1,5 @@
 /*
- * sim.h: the simulator's parts (issue 15; docs/sim.md).
+ * sim.h: the simulator's parts (docs/sim.md).
  *
  *   engine.c  p simulated ranks in one process: each runs the unmodified algorithm function on
  *             its own stack (ucontext coroutines, switched only inside xchg_exchange), with its

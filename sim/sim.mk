@@ -1,4 +1,4 @@
-# sim.mk: build/xchg-sim, the simulator (issue 15, docs/sim.md), and `make sim`.
+# sim.mk: build/xchg-sim, the simulator (docs/sim.md), and `make sim`.
 # It links the algorithms, schedules, registry and cost models with its own round layer
 # (sim/engine.c defines xchg_exchange): every algos/*.c except round.c, never shim/.
 # sim/project.c and sim/project.mk are the projections' (not part of the simulator).

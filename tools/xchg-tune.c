@@ -8,20 +8,19 @@
  * communications in multiport message-passing systems", 1997, Section 1.2; tuning/cost.h adds
  * rho and port_share). The arithmetic of phases 1, 2 and 4 (fits, port_share, the curves'
  * points) is tuning/fit.c, unit-tested; this file measures.
- *  1. beta, tau: ping-pong between world rank 0 and one partner over message sizes 0 B to
- *     4 MiB, every message through xchg_exchange (the round helper the algorithms use, with
- *     its waiting policy). The one-way time of each size is half the median round trip; beta
- *     and tau are the least-squares fit of T(m) = beta + m tau with every point weighted by
- *     1/T(m)^2, so the fit minimises relative errors and small messages count as much as
- *     large ones, outliers dropped (xchg_fit_linear); the residual is reported as the root
- *     mean square relative error. The
- *     partner is a rank on the same node, and when the job spans nodes a rank on another node
- *     too. The table's machine line keeps both levels: beta and tau of the pair on one node,
- *     beta_inter and tau_inter of the pair across nodes (version 2 of the table; when rank 0
- *     has no other rank on its node, beta and tau are the pair's across nodes and there is no
- *     second level). Across nodes tau_inter is the sustained rate of the two largest sizes
- *     when that is more than a quarter slower than the fit (a rate-limited link passes a burst
- *     faster than it sustains, and the relative fit favours small messages).
+ *  1. beta, tau: ping-pong between world rank 0 and one partner over message sizes 0 B to 4 MiB,
+ *     every message through xchg_exchange (the round helper the algorithms use, with its waiting
+ *     policy). The one-way time of each size is half the median round trip; beta and tau are the
+ *     least-squares fit of T(m) = beta + m tau with every point weighted by 1/T(m)^2, so the fit
+ *     minimises relative errors and small messages count as much as large ones, outliers dropped
+ *     (xchg_fit_linear); the residual is reported as the root mean square relative error. The
+ *     partner is a rank on the same node, and when the job spans nodes a rank on another node too.
+ *     The table's machine line keeps both levels: beta and tau of the pair on one node, beta_inter
+ *     and tau_inter of the pair across nodes (version 2 of the table; when rank 0 has no other rank
+ *     on its node, beta and tau are the pair's across nodes and there is no second level). Across
+ *     nodes tau_inter is the sustained rate of the two largest sizes when that is more than a
+ *     quarter slower than the fit (a rate-limited link passes a burst faster than it sustains, and
+ *     the relative fit favours small messages).
  *  1b. inject (jobs on several nodes): the ranks of rank 0's node (up to 4) send port_bytes
  *     each to ranks of other nodes at once, against one alone; inject = n t_one / t_all
  *     (measure_inject), the node's interface carrying inject messages at full speed.
@@ -51,24 +50,23 @@
  *     below and, for calls no rule decides, in the library (tuning/cost_native.c). The report
  *     compares the curves with the model of native (the MPI library's documented default
  *     algorithm with the measured constants): the median of measured / modelled per collective.
- *  5. The table: in every cell (collective x size x bucket) every applicable registered
- *     algorithm is priced by its cost model (xchg_algos[i].cost) with the parameters the model
- *     prefers and the variants its keys' descriptors name (tuning/registry.c: r = 2, ceil(sqrt(p)),
- * p; k = 1, 2, 4; every inner alltoall), native by its measured time, and the cheapest wins. The
- * models see the layout of the cell's communicator, world ranks 0 .. p - 1 (so a cell that spans
- * nodes is priced at the inter-node constants). Bucket b covers block sizes from b up to the next
- * bucket - 1 (the last one: and above); size p covers p up to the next listed size - 1 (the
- * largest: itself). Equal neighbouring cells are merged into ranges, first over block sizes, then
- *     over communicator sizes whose rows are equal and span as many nodes. When the job spans
- *     nodes every rule names the nodes its cells spanned (nodes=N, version 2): a communicator
- *     of that size laid out otherwise is left to the cost models.
+ *  5. The table: in every cell (collective x size x bucket) every applicable registered algorithm
+ *     is priced by its cost model (xchg_algos[i].cost) with the parameters the model prefers and
+ *     the variants its keys' descriptors name (tuning/registry.c: r = 2, ceil(sqrt(p)), p; k = 1,
+ *     2, 4; every inner alltoall), native by its measured time, and the cheapest wins. The models
+ *     see the layout of the cell's communicator, world ranks 0 .. p - 1 (so a cell that spans nodes
+ *     is priced at the inter-node constants). Bucket b covers block sizes from b up to the next
+ *     bucket - 1 (the last one: and above); size p covers p up to the next listed size - 1 (the
+ *     largest: itself). Equal neighbouring cells are merged into ranges, first over block sizes,
+ *     then over communicator sizes whose rows are equal and span as many nodes. When the job spans
+ *     nodes every rule names the nodes its cells spanned (nodes=N, version 2): a communicator of
+ *     that size laid out otherwise is left to the cost models.
  *  6. --verify: every cell's model's best few candidates (--candidates, default 3), and its
- *     cheapest candidate with k = 1 when none of those has it, are timed
- *     on the spot like native in phase 4 (whose time there stands for native) and the
- *     measured best is kept. The report says how often the model's first choice was the
- *     measured best, the model's median relative error, and the time the verification took
- *     against timing every candidate (estimated from the measured time per candidate;
- *     --verify-all times them all).
+ *     cheapest candidate with k = 1 when none of those has it, are timed on the spot like native in
+ *     phase 4 (whose time there stands for native) and the measured best is kept. The report says
+ *     how often the model's first choice was the measured best, the model's median relative error,
+ *     and the time the verification took against timing every candidate (estimated from the
+ *     measured time per candidate; --verify-all times them all).
  *
  * Every rank computes the same cells from the same broadcast constants and native times, so
  * the measurement loops run in step on all ranks; only rank 0 prints and writes.

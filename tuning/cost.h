@@ -1,6 +1,7 @@
 /*
- * cost.h: the cost model of every algorithm, in the linear model of Bruck et al.
- * (../shared/papers/002_0c74752dd805d1e2.txt, Section 1.2):
+ * cost.h: the cost model of every algorithm, in the linear model of Bruck et al. ("Efficient
+ * algorithms for all-to-all communications in multiport message-passing systems", 1997,
+ * Section 1.2):
  *     predicted time = C1 * beta + C2 * tau + (bytes copied locally) * rho,
  * with k simultaneous messages costing beta + m tau (1 + port_share (k - 1)) per round.
  * Two levels: a call whose communicator spans nodes is priced with the inter-node constants

@@ -37,7 +37,7 @@
 #include "cost.h"
 
 /* Defaults when no tuning table is loaded: a shared-memory node with a few microseconds of
- * message start-up and memcpy-class bandwidth (about 10 GB/s measured here for memcpy, so
+ * message start-up and memcpy-class bandwidth (about 10 GB/s, a common rate of memcpy, so
  * 1e-10 s/byte for local copies and twice that on the wire, which crosses memory twice). */
 const xchg_machine_t xchg_machine_default = {
     .beta = 3e-6,

@@ -1,6 +1,7 @@
 /*
  * cost_circulant.c: cost model of the circulant concatenation algorithm for MPI_Allgather
- * (algos/allgather_circulant.c; Bruck et al., ../shared/papers/002_0c74752dd805d1e2.txt,
+ * (algos/allgather_circulant.c; Bruck et al., "Efficient
+ * algorithms for all-to-all communications in multiport message-passing systems", 1997,
  * Section 4).
  *
  * Predicted time = sum over the d rounds of xchg_cost_round(k, (k+1)^t b) for t < d-1, plus

@@ -1,9 +1,9 @@
 /*
- * cost_hier.c: cost model of the hierarchical factor algorithm for MPI_Alltoall and
- * MPI_Alltoallv (algos/alltoall_hier.c, algos/alltoallv_hier.c; Sanders and Traff,
- * ../shared/papers/003_9e1d01d36fc0153f.txt; the schedule is algos/sched/factor.c). For
- * MPI_Alltoallv every message is priced as the call's largest (b = max_block_bytes), as
- * pairwise's alltoallv model does.
+ * cost_hier.c: cost model of the hierarchical factor algorithm for MPI_Alltoall and MPI_Alltoallv
+ * (algos/alltoall_hier.c, algos/alltoallv_hier.c; Sanders, Traff, "The hierarchical factor
+ * algorithm for all-to-all communication", 2002; the schedule is algos/sched/factor.c). For
+ * MPI_Alltoallv every message is priced as the call's largest (b = max_block_bytes), as pairwise's
+ * alltoallv model does.
  *
  * Predicted time = sum over rounds of the slower of the round's two parts, + rho b for the
  * block to self:

@@ -1,6 +1,7 @@
 /*
  * cost_radix.c: cost model of the radix index algorithm for MPI_Alltoall
- * (algos/alltoall_radix.c; Bruck et al., ../shared/papers/002_0c74752dd805d1e2.txt, Section 3).
+ * (algos/alltoall_radix.c; Bruck et al., "Efficient algorithms for all-to-all communications in
+ * multiport message-passing systems", 1997, Section 3).
  *
  * Predicted time = sum over the C1 rounds of xchg_cost_round(steps in the round, largest
  * message of the round) + rho * bytes copied locally. The rounds and message sizes are the
@@ -15,9 +16,7 @@
  * are found once and priced for every k.
  *
  * Choice of the parameters left 0, from a bounded set of candidates, so that the work of a
- * decision hardly grows with p (the search it replaces priced every r for p <= 64, else
- * r <= 32, r_w .. r_w + 16 and ceil(p/m) for m <= 8, each with k <= 16 and r - 1: 5 to 50
- * times as many (r, k); build/xchg-decide measures what a decision costs):
+ * decision hardly grows with p (build/xchg-decide measures what a decision costs):
  *   r: p and p - 1; every radix up to 8 (16 for a given k), 16 and 32; for w = 2, 3, ..
  *      digits the smallest radix r_w with r_w^w >= p, the one before it (the largest with
  *      w + 1 digits) and the next one (4 for a given k): above r_w the w - 1 full subphases
@@ -36,11 +35,8 @@
  *   they hold with it; the candidates are the same (with the limit a round of many messages
  *   costs more, so the best k is more often a small one, which every radix tries). Ties go
  *   to the smaller r, then the smaller k, so the choice does not depend on the search order.
- *   Against the search it replaces, over p = 2 .. 65536, 12 machines and blocks of 1 B .. 1 MiB
- *   (and 40000 random machines, p <= 5000): with r and k left 0 the predicted time is the
- *   same or better but in 3 of 21252 cases (10 of 40000), at most 0.4 % slower; with r given
- *   never slower (19 % of the random cases faster: more k candidates); with k given 1.6 %
- *   (5 %) of the cases are slower, by 0.05 % (median) to 2.2 % (4 %) at worst.
+ *   The set is a heuristic: it can miss the best (r, k) of the whole space, by little where it
+ *   does (docs/results.md, the radix model's bounded search against an exhaustive one).
  * The parameters are returned as they run: r above p acts as p and k above r - 1 acts as
  * r - 1 (algos/alltoall_radix.c), so r = min(r, p) and k = min(k, r - 1) (r >= 2, k >= 1);
  * a given r or k is otherwise kept.

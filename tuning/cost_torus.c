@@ -1,19 +1,19 @@
 /*
  * cost_torus.c: cost model of the all-port ring and torus complete exchange for MPI_Alltoall
- * (algos/alltoall_torus.c; Liu et al., ../shared/papers/004_b7196a565a1bb1dc.txt, AR and AT2).
- *
- * Predicted time = sum over the steps of xchg_cost_round(messages a node sends in the step,
- * largest message of the step) + rho * (bytes copied locally). The steps and their largest
- * messages are the schedule's (algos/sched/torus.c: xchg_torus_t.step_units and step_msgs,
- * which tests/unit/test_sched_torus.c checks against a simulation of every block), so their sum
- * is the paper's transmission: r c^2/8 blocks on r x c multiples of 4, ceil(p^2/8) on an even
- * ring. Copies: the block to self, and the blocks a node's plan copies (algos/sched/torus.h
- * counts them; building a plan costs too much for a price): on a ring 2 (p - 1), its own blocks
- * into messages and the delivered ones out (the plans receive relayed blocks where they leave
- * from); on a torus 3 r c, the paper's count (one rearrangement per phase, Section V), which
- * the plans meet within 0.6 (4x4: 1.88 r c) to 1.6 times (16x16: 4.75 r c). The constants are xchg_machine_for's: a torus of nodes with one rank each is
- * priced with the inter-node constants; port_share says how the four ports of a step share the
- * node's link (0 on a real all-port torus, where the algorithm shines).
+ * (algos/alltoall_torus.c; Liu et al., "Optimal all-to-all personalized communication in all-port
+ * tori", 2006, algorithms AR and AT2 of Sections III and IV).
+#  Predicted time = sum over the steps of xchg_cost_round(messages a node sends in the step, largest
+# message of the step) + rho * (bytes copied locally). The steps and their largest messages are the
+# schedule's (algos/sched/torus.c: xchg_torus_t.step_units and step_msgs, which
+# tests/unit/test_sched_torus.c checks against a simulation of every block), so their sum is the
+# paper's transmission: r c^2/8 blocks on r x c multiples of 4, ceil(p^2/8) on an even ring. Copies:
+# the block to self, and the blocks a node's plan copies (algos/sched/torus.h counts them; building
+# a plan costs too much for a price): on a ring 2 (p - 1), its own blocks into messages and the
+# delivered ones out (the plans receive relayed blocks where they leave from); on a torus 3 r c, the
+# paper's count (one rearrangement per phase, Section V), which the plans meet within 0.6 (4x4: 1.88
+# r c) to 1.6 times (16x16: 4.75 r c). The constants are xchg_machine_for's: a torus of nodes with
+# one rank each is priced with the inter-node constants; port_share says how the four ports of a
+# step share the node's link (0 on a real all-port torus, where the algorithm shines).
  *
  * The shape is the algorithm's (xchg_alltoall_torus_shape): dims when given, else the
  * communicator's periodic Cartesian topology, else XCHG_TORUS; the model completes dims with it.

@@ -1,6 +1,7 @@
 /*
  * cost_twophase.c: cost model of the two-phase h-relation routing for MPI_Alltoallv
- * (algos/alltoallv_twophase.c; Bader, Helman, JaJa, ../shared/papers/001_4fe372a83d448690.txt,
+ * (algos/alltoallv_twophase.c; Bader, Helman, JaJa,
+ * "Practical parallel algorithms for personalized communication and integer sorting", 1996,
  * Sections 3 and 3.3).
  *
  * Inputs: only the agreed values of the call (p, h1 = most bytes any rank sends, h2 = most

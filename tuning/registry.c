@@ -10,7 +10,7 @@
  * names no algorithm: it finds entries by their flags (xchg_native_index, xchg_baseline_index,
  * the schedule field) or by a name it was given (sim/project.c's account of MPICH's choices).
  * Adding an algorithm: an entry below (new keys: a descriptor and a field of xchg_params_t),
- * its binding in algos/impls.c (README.md, "Adding an algorithm").
+ * its binding in algos/impls.c (docs/adding-an-algorithm.md).
  */
 #include <ctype.h>
 #include <limits.h>

@@ -1,86 +1,26 @@
 /*
- * table.c: the tuning table: read, parse, look up, write. Pure C, no MPI calls.
+ * table.c: the tuning table: parse, look up, write. Pure C, no MPI calls.
  *
- * The format (versions 1 and 2) is plain text, one item per line. '#' starts a comment that
- * runs to the end of the line, anywhere; blank lines are ignored; fields are separated by
- * blanks.
- *
- *     xchg-tuning 2
- *     # written by xchg-tune on node17, 2025-01-31 12:00:00, 16 ranks on 2 nodes
- *     machine beta=2.1e-06 tau=1e-10 rho=1.1e-10 port_share=0.8 beta_inter=6e-06 tau_inter=4e-10
- *     native alltoall  16 0:9.8e-06 1K:1.2e-05 64K:4.1e-04 1M:6.2e-03
- *     native allgather 16 0:7.9e-06 1K:9.4e-06 64K:2.3e-04 1M:3.8e-03
- *     # collective  procs  nodes    bytes      algorithm[:key=value,...]
- *     alltoall      2-3             0-511      radix:r=2
- *     alltoall      2-3             512-*      pairwise
- *     alltoall      16     nodes=2  0-*        radix:r=4
- *     alltoall      4-16            *          radix          # no parameters: the model picks r
- *     allgather     *               0-64K      circulant
- *     alltoallv     8               4K-*       twophase:inner=pairwise
- *
- *  - The first line that is not blank or a comment must be the version line `xchg-tuning 1`
- *    or `xchg-tuning 2`. A file without it, or with another version, is reported once and
- *    ignored as a whole (no rule of it is used): the meaning of its lines is unknown.
- *    Version 2 adds the machine line's beta_inter=, tau_inter= and inject= and the rules'
- *    nodes= field; a version 1 file that uses one of them has the line reported and skipped,
- *    as an xchg that reads only version 1 would skip it. The writer declares version 2 only
- *    when the table uses one of them (xchg_table_needs_v2).
- *  - `machine beta=B tau=T rho=R port_share=S [beta_inter=B tau_inter=T inject=N]`, at most
- *    once: the measured constants of the linear model (seconds per message, seconds per byte
- *    on the wire, seconds per byte copied locally, cost factor of k simultaneous messages; see
- *    tuning/cost.h). The first four are required, in any order, each a number >= 0 in C
- *    notation; they are those of messages inside a node, or of all messages when the line has
- *    no more. Version 2 may add the start-up and per-byte time of messages between nodes
- *    (numbers >= 0; 0 or left out: the same as inside a node) and inject, how many inter-node
- *    messages a node's network interface carries at full speed at once (a whole number; 0 or
- *    left out: no limit). The built-in cost models then use them for every call that no rule
- *    decides (a call whose communicator spans nodes at the inter-node constants,
- *    xchg_machine_for).
- *  - `native COLLECTIVE N BYTES:SECONDS ...`: the measured cost curve of the MPI library's own
- *    collective (the algorithm `native`) on communicators of exactly N ranks: seconds per call
- *    at size keys BYTES (as in rules: a number that may end in K, M or G), 1 to
- *    XCHG_NATIVE_MAX_POINTS points with strictly increasing BYTES, SECONDS a number >= 0 in C
- *    notation. At most one curve per collective and size (a second is reported and skipped),
- *    at most XCHG_NATIVE_MAX_CURVES in all. When no rule decides a call, the cost model prices
- *    native from the curve of the call's collective and communicator size when there is one
- *    (tuning/cost_native.c; xchg_native_curve_at says how it reads between and beyond the
- *    points), else by its model of the MPI library's default algorithm. Still version 1: the
- *    line only adds information, and an xchg that predates it reports each such line as an
- *    unknown collective, skips it and reads the rest of the file as before.
- *  - A rule: `COLLECTIVE PROCS [nodes=NODES] BYTES ALGORITHM[:KEY=VALUE,...]`.
- *      COLLECTIVE  alltoall, allgather or alltoallv.
- *      PROCS       communicator sizes: `N`, `N-M` (inclusive), `N-*` (N and up) or `*` (all);
- *                  sizes start at 1.
- *      NODES       (version 2, optional) the number of nodes the communicator spans
- *                  (xchg_topo_t.nnodes), same forms as PROCS: `nodes=4`, `nodes=2-*`. A rule
- *                  without it matches any layout.
- *      BYTES       size keys (shim/select.c, xchg_size_key: the block bytes of one rank pair
- *                  for alltoall and allgather; for alltoallv the mean block of the busiest
- *                  rank, ceil(max(h1, h2) / p)), same forms as PROCS, 0 allowed; numbers may
- *                  end in K, M or G (times 2^10, 2^20, 2^30): `0-511`, `512-64K`, `4M-*`.
- *      ALGORITHM   a name from the registry (tuning/registry.c), never a number, optionally
- *                  followed by the algorithm's parameters as in XCHG_ALLTOALL and friends:
- *                  `radix:r=4`, `pairwise:k=2`, `native`. Parameters left out are chosen by
- *                  the cost model at run time.
- *  - Lookup: the first rule, in file order, whose collective matches and whose PROCS, NODES
- *    and BYTES ranges hold the call's communicator size, node count and size key decides. A
- *    call no rule covers is decided by the built-in cost models (with the machine line's
- *    constants when there is one). xchg-tune writes rules that never overlap.
- *  - Errors: a malformed line (unknown collective, wrong number of fields, bad or reversed
- *    range, nodes= out of place, a version 2 item in a version 1 file, unknown key, repeated
- *    key or bad value in the parameters, a bad machine line, a bad native line: its
- *    collective, size, a point, points out of order, a second curve) is reported with its line
- *    number and skipped; a rule naming an algorithm the registry does
- *    not know is reported the same way and skipped (a table written by a newer xchg still
- *    loads). A message quotes at most XCHG_QUOTE_MAX characters of the bad text, then "...",
- *    and always gives the reason. The parser returns the first bad line number, 0 when every
- *    line was good, -1 when there is no version line at all (an empty or comment-only file:
- *    reported as a problem of the whole file, line 0, and ignored).
- *  - Reading (xchg_table_load): only a regular file (never a FIFO, which would block, nor a
- *    device such as /dev/zero, which never ends) of at most XCHG_TABLE_MAX_BYTES (4 MiB); else
- *    it is reported at line 0 and ignored. A NUL byte anywhere means the file is not text: it
- *    is reported with its line number and the whole file is ignored (not just the rest after
- *    it: a table cut short would decide differently from what its author wrote).
+ * docs/tuning-table.md is the one description of the format (versions 1 and 2: the version
+ * line, the machine line, native's cost curves, the rules, lookup, what is reported and
+ * skipped); this file follows it. What the code adds to that description:
+ *  - xchg_table_parse handles one line at a time (parse_version, parse_machine, parse_native,
+ *    parse_rule); a bad line is reported through the caller's report function with its line
+ *    number and the reason, quoting at most XCHG_QUOTE_MAX characters of it, and skipped. It
+ *    returns the first bad line number, 0 when every line was good, and -1 when there is no
+ *    version line at all (reported as a problem of the whole file, line 0; the table stays
+ *    empty), so that a caller and a test can tell the three apart.
+ *  - A rule's algorithm is looked up in the registry (tuning/registry.c) by name; a name it
+ *    does not know is reported and the rule skipped, so that a table written by a newer xchg
+ *    still loads.
+ *  - xchg_table_load reads only a regular file of at most XCHG_TABLE_MAX_BYTES: a FIFO would
+ *    block and a device such as /dev/zero never ends. A NUL byte anywhere makes the whole file
+ *    ignored, not only the rest after it: a table cut short would decide differently from
+ *    what its author wrote.
+ *  - The writer (xchg_table_write, table_write.h) declares version 2 only when the table uses
+ *    a version 2 item (xchg_table_needs_v2), so that an xchg that reads only version 1 reads
+ *    every other table it writes; what it writes parses back to the same rules, machine line
+ *    and curves.
  */
 #include <ctype.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * table.h: the tuning table (format documented in README.md, "The tuning table").
+ * table.h: the tuning table (format: docs/tuning-table.md).
  * Pure C: parse, look up, write. No MPI calls.
  */
 #ifndef XCHG_TABLE_H
@@ -14,7 +14,7 @@
 #define XCHG_TABLE_MAX_BYTES ((size_t)4 << 20)
 
 /* The table versions this xchg reads: 1, and 2, which adds the machine line's inter-node
- * constants and injection limit and the rules' nodes= field (README.md, "The tuning table"). */
+ * constants and injection limit and the rules' nodes= field (docs/tuning-table.md). */
 #define XCHG_TABLE_VERSION 2
 
 typedef struct xchg_rule {

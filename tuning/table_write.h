@@ -1,6 +1,6 @@
 /*
  * table_write.h: writing a tuning table in the format that xchg_table_parse reads
- * (tuning/table.c documents the format). Pure C, no MPI calls.
+ * (docs/tuning-table.md describes the format). Pure C, no MPI calls.
  */
 #ifndef XCHG_TABLE_WRITE_H
 #define XCHG_TABLE_WRITE_H

@@ -1,6 +1,7 @@
 /*
  * workloads.c: the h-relation benchmark (Eq. 7) and the g-group benchmark (Eq. 8-9) of Bader,
- * Helman and JaJa (../shared/papers/001_4fe372a83d448690.txt, Sections 3.1 and 3.2.1) as count
+ * Helman and JaJa ("Practical parallel algorithms for personalized communication and integer
+ * sorting", 1996, Sections 3.1 and 3.2.1) as count
  * generators. The paper counts n elements over all p processors; here n is per rank, so the
  * paper's n/p is our n, its n is our N = n p, and its h = H n/p is our h = H n.
  *

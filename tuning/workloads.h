@@ -1,7 +1,7 @@
 /*
- * workloads.h: the benchmark inputs of Bader, Helman and JaJa
- * (../shared/papers/001_4fe372a83d448690.txt, Section 3.1 Eq. 7 and Section 3.2.1 Eq. 8-9) as
- * pure count generators for MPI_Alltoallv: how many units (elements) rank src sends to rank
+ * workloads.h: the benchmark inputs of Bader, Helman and JaJa ("Practical parallel algorithms for
+ * personalized communication and integer sorting", 1996, Section 3.1 Eq. 7 and Section 3.2.1 Eq.
+ * 8-9) as pure count generators for MPI_Alltoallv: how many units (elements) rank src sends to rank
  * dst when every rank holds n units in all. Every rank computes every count itself, without
  * communication. No MPI and no xchg symbols: used by the library's tools and by plain MPI test
  * programs alike.

@@ -1,7 +1,8 @@
 /*
  * circulant.c: schedule arithmetic, last-round table partition (Proposition 4.2) and symbolic
  * simulator of Bruck's circulant concatenation algorithm
- * (../shared/papers/002_0c74752dd805d1e2.txt, Section 4 and Appendix B). See circulant.h for
+ * (Bruck et al., "Efficient algorithms for all-to-all communications in multiport
+ * message-passing systems", 1997, Section 4 and Appendix B). See circulant.h for
  * the conventions (bytes as the unit, negative offsets, addresses). Pure code: no MPI.
  */
 #include <stdint.h>

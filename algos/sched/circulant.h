@@ -4,7 +4,7 @@
  *
  * Paper: Bruck, Ho, Kipnis, Upfal, Weathersby, "Efficient Algorithms for All-to-All
  * Communications in Multiport Message-Passing Systems", IEEE TPDS 1997
- * (../shared/papers/002_0c74752dd805d1e2.txt, Section 4 and Appendix B).
+ * (Section 4 and Appendix B).
  *
  * d = ceil(log_{k+1} p) rounds, n1 = (k+1)^(d-1), n2 = p - n1. Trees grow with negative
  * offsets, as in Appendix B: rank i sends to rank i - s and receives from rank i + s, so after

@@ -1,6 +1,7 @@
 /*
- * factor.c: the schedule of the hierarchical factor algorithm (Sanders and Traff,
- * ../shared/papers/003_9e1d01d36fc0153f.txt, Fig. 2 and Section 4); see factor.h for the
+ * factor.c: the schedule of the hierarchical factor algorithm (Sanders, Traff,
+ * "The hierarchical factor algorithm for all-to-all communication", 2002, Fig. 2 and
+ * Section 4); see factor.h for the
  * terms, the step order and the two modes.
  *
  * Everything a round needs is closed form: the partner of a node (Lemma 1's factor), the nodes

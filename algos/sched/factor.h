@@ -1,7 +1,7 @@
 /*
- * factor.h: the schedule of the hierarchical factor algorithm of Sanders and Traff
- * (../shared/papers/003_9e1d01d36fc0153f.txt): who exchanges with whom in every phase, round
- * and step. No MPI: algos/alltoall_hier.c and algos/alltoallv_hier.c run it,
+ * factor.h: the schedule of the hierarchical factor algorithm of Sanders and Traff ("The
+ * hierarchical factor algorithm for all-to-all communication", 2002): who exchanges with whom in
+ * every phase, round and step. No MPI: algos/alltoall_hier.c and algos/alltoallv_hier.c run it,
  * tuning/cost_hier.c prices it, tests/unit/test_sched_factor.c checks it and build/xchg-sched
  * prints it.
  *

@@ -1,6 +1,7 @@
 /*
  * radix.c: schedule arithmetic and symbolic simulator of Bruck's radix-r index algorithm
- * (../shared/papers/002_0c74752dd805d1e2.txt, Section 3 and Appendix A). See radix.h for the
+ * (Bruck et al., "Efficient algorithms for all-to-all communications in multiport
+ * message-passing systems", 1997, Section 3 and Appendix A). See radix.h for the
  * block-id convention and the measures. Pure code: no MPI.
  */
 #include <stdint.h>

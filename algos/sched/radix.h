@@ -3,7 +3,7 @@
  *
  * Paper: Bruck, Ho, Kipnis, Upfal, Weathersby, "Efficient Algorithms for All-to-All
  * Communications in Multiport Message-Passing Systems", IEEE TPDS 1997
- * (../shared/papers/002_0c74752dd805d1e2.txt, Section 3 and Appendix A).
+ * (Section 3 and Appendix A).
  *
  * Block ids. After the paper's Phase 1 rotation, block j (0 <= j < p) of rank i is the one
  * rank i sends to rank (i + j) mod p. Phase 2 writes j in radix r with w = ceil(log_r p)

@@ -1,6 +1,7 @@
 /*
- * torus.c: the schedule of complete exchange on an all-port ring or 2D torus (Liu et al., AR and
- * AT2, ../shared/papers/004_b7196a565a1bb1dc.txt), generalised to every shape. See torus.h for
+ * torus.c: the schedule of complete exchange on an all-port ring or 2D torus (Liu et al., "Optimal
+ * all-to-all personalized communication in all-port tori", 2006, algorithms AR and AT2 of
+ * Sections III and IV), generalised to every shape. See torus.h for
  * the algorithms, the kinds of schedule and what they cost. Pure code: no MPI.
  *
  * A block's route is computed in O(1) (path_init) from its origin and destination: the phase-1

@@ -1,11 +1,10 @@
 /*
  * torus.h: the pure schedule of complete exchange on an all-port ring or 2D torus (MPI_Alltoall):
- * Liu, Gu, Bi, Tu, Dong, "Optimal All-to-All Personalized Communication in All-Port Tori"
- * (../shared/papers/004_b7196a565a1bb1dc.txt): algorithm AR (Section III, Fig. 2) and
- * algorithm AT2 (Section IV, Fig. 5), generalised to every shape. No MPI: algos/alltoall_torus.c
- * runs a node's plan (xchg_torus_plan_t) through xchg_exchange, tests/unit/test_sched_torus.c
- * moves every block along its route and runs every node's plan in one process, and
- * build/xchg-sched prints it.
+ * Liu, Gu, Bi, Tu, Dong, "Optimal All-to-All Personalized Communication in All-Port Tori", 2006:
+ * algorithm AR (Section III, Fig. 2) and algorithm AT2 (Section IV, Fig. 5), generalised to every
+ * shape. No MPI: algos/alltoall_torus.c runs a node's plan (xchg_torus_plan_t) through
+ * xchg_exchange, tests/unit/test_sched_torus.c moves every block along its route and runs every
+ * node's plan in one process, and build/xchg-sched prints it.
  *
  * Nodes and ports. An r x c torus (a ring is 1 x p) numbers node (x, y) as x c + y, the order of
  * MPI_Cart_coords. Every node has four ports, one per direction: +x, +y, -x, -y (a ring uses

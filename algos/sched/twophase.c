@@ -1,6 +1,7 @@
 /*
  * twophase.c: schedule arithmetic and local steps of the two-phase h-relation routing
- * (Bader, Helman, JaJa; ../shared/papers/001_4fe372a83d448690.txt, Section 3, Appendix B).
+ * (Bader, Helman, JaJa, "Practical parallel algorithms for personalized communication and
+ * integer sorting", 1996, Section 3 and Appendix B).
  * See twophase.h for the unit, the bounds, the header and the block layouts. Pure code.
  *
  * Choice of the unit U. A rank copies each of its units once in step 1 and once in step 5

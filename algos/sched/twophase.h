@@ -1,9 +1,10 @@
 /*
- * twophase.h: the schedule arithmetic of the deterministic two-phase h-relation routing of
- * Bader, Helman and JaJa (../shared/papers/001_4fe372a83d448690.txt, Section 3, Section 3.3
- * and Appendix B), and the three local steps of the algorithm as pure memory operations.
- * No MPI: algos/alltoallv_twophase.c runs these around two alltoall transposes, and
- * tests/unit/test_twophase.c runs them around a simulated transpose on p simulated ranks.
+ * twophase.h: the schedule arithmetic of the deterministic two-phase h-relation routing of Bader,
+ * Helman and JaJa ("Practical parallel algorithms for personalized communication and integer
+ * sorting", 1996, Section 3, Section 3.3 and Appendix B), and the three local steps of the
+ * algorithm as pure memory operations. No MPI: algos/alltoallv_twophase.c runs these around two
+ * alltoall transposes, and tests/unit/test_twophase.c runs them around a simulated transpose on p
+ * simulated ranks.
  *
  * The unit. Algorithms see bytes, not elements, so a message of s bytes is cut into
  * ceil(s / U) units of U bytes (the last one shorter). U is a power of two derived from the

@@ -10,7 +10,7 @@
 #    5 s or a process above 2 GB fails it. The log names the harness and keeps libFuzzer's
 #    report; the input that failed is saved under build/fuzz/artifacts/.
 
-FUZZ_CASE_TIMEOUT=${XCHG_TEST_FUZZ_TIMEOUT:-900} # installing clang, building, about 1 min of runs
+FUZZ_CASE_TIMEOUT=${FUZZ_TIMEOUT:-900} # XCHG_TEST_FUZZ_TIMEOUT: installing clang, building, runs
 
 if [ "$MPI" = mpich ]; then
     name="fuzz: make fuzz (every parser, its corpus, sanitizers)"

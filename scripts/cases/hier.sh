@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# hier.sh: the hierarchical factor algorithm (hier, issue 13) for MPI_Alltoall and
+# hier.sh: the hierarchical factor algorithm (hier) for MPI_Alltoall and
 # MPI_Alltoallv on emulated nodes of different sizes, sourced by run_tests.sh (begin_case,
 # preloaded, check_launch, report_launch, $TESTS).
 #

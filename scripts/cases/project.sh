@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# project.sh: the cost projections to 65 536 ranks (build/xchg-project, sim/project.c, issue 15),
+# project.sh: the cost projections to 65 536 ranks (build/xchg-project, sim/project.c),
 # sourced by run_tests.sh (begin_case, pass, fail, $build_dir, $LOGS). No MPI is started.
 #
 #  - xchg-project --tsv: exits 0 (it also fails when tuning/cost_native.c stops pricing native as

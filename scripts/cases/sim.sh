@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# sim.sh: the simulator (build/xchg-sim, issue 15, docs/sim.md), sourced by run_tests.sh
+# sim.sh: the simulator (build/xchg-sim, docs/sim.md), sourced by run_tests.sh
 # (begin_case, pass, fail, skip, $BUILD, $MPI, $LOGS). MPICH suite only: the simulator runs no
 # MPI at all, so one run of it is enough (the Open MPI suite skips these cases).
 #

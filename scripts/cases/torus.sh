@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# torus.sh: the all-port ring and torus complete exchange (torus, issue 14) for MPI_Alltoall,
+# torus.sh: the all-port ring and torus complete exchange (torus) for MPI_Alltoall,
 # sourced by run_tests.sh (begin_case, preloaded, check_launch, report_launch, summary_status,
 # strict_line, stats_has, pass, fail, rc_reason, $TESTS).
 #

@@ -1,6 +1,7 @@
 /*
  * radix_sort.c: the stable parallel integer radix sort of Bader, Helman and JaJa
- * (../shared/papers/001_4fe372a83d448690.txt, Section 4 and Appendix C) as an ordinary MPI
+ * ("Practical parallel algorithms for personalized communication and integer sorting", 1996,
+ * Section 4 and Appendix C) as an ordinary MPI
  * program. It knows nothing of xchg; run it natively or with the library preloaded, e.g.
  *     scripts/xchgrun -n 8 build/apps/radix_sort -d N -n 65536
  *

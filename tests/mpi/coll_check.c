@@ -3,7 +3,9 @@
  * large-count forms MPI_Alltoall_c, MPI_Allgather_c, MPI_Alltoallv_c when MPI_VERSION >= 4).
  *
  * A plain MPI program that knows nothing of xchg: scripts/run_tests.sh runs it natively and
- * with the library preloaded, once per forced algorithm (STYLE.md, "Tests assert every byte").
+ * with the library preloaded, once per forced algorithm, and checks every byte it receives:
+ * each block is filled from a formula of (source, destination, index), and the gaps of the
+ * receive buffer hold sentinels that must survive.
  *
  * What it loops over:
  *   communicators  world, reversed (split with key = -rank), split into two groups of different

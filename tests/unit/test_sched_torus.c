@@ -1,6 +1,7 @@
 /*
- * test_sched_torus.c: the all-port ring and torus schedule (algos/sched/torus.c; Liu et al., AR
- * and AT2, ../shared/papers/004_b7196a565a1bb1dc.txt), its plans and its cost model
+ * test_sched_torus.c: the all-port ring and torus schedule (algos/sched/torus.c; Liu et al.,
+ * "Optimal all-to-all personalized communication in all-port tori", 2006, algorithms AR and
+ * AT2), its plans and its cost model
  * (tuning/cost_torus.c), without MPI.
  *
  * The simulator. For every shape below it moves every block (every part of every (origin,
