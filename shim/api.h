@@ -9,6 +9,7 @@
 #include "../algos/xchg.h"
 #include "../tuning/registry.h"
 #include "../tuning/table.h"
+#include "../tuning/shape.h"
 
 /* The version of this build: VERSION plus the git commit, e.g. "0.9.0+f691226" (shim/version.c). */
 const char *xchg_version(void);
@@ -41,9 +42,7 @@ void xchg_api_drop_table(void);
 /* The decision for a call shape, uncached: forced > table > model. Completes params; reason
  * (may be NULL) receives why. A pure function of the call and the configuration. */
 int xchg_decide(const xchg_call_t *call, xchg_params_t *params, char *reason, size_t len);
-/* The size key of a call (shim/select.c): its block for alltoall and allgather, the busiest
- * rank's mean block ceil(max(h1, h2) / p) for alltoallv. */
-size_t xchg_size_key(const xchg_call_t *call);
+/* The size key of a call: tuning/shape.h. */
 /* The algorithm that served this thread's last call of coll, "name:k=v,...", for the tools;
  * 0 on success, -1 when no call was served yet. */
 int xchg_last_choice(int coll, char *out, size_t outlen);

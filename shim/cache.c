@@ -340,3 +340,15 @@ void xchg_cache_store(void)
                                  "by learning; delete it to start afresh");
     free(rules);
 }
+
+/* The tools' write into the cache (shim/api.h). */
+int xchg_api_cache_write(const xchg_table_t *table, const char *comment, const char **path)
+{
+    int rc;
+    *path = xchg_config.cache_path[0] ? xchg_config.cache_path : NULL;
+    if (!xchg_config.cache_on || !*path)
+        return -1;
+    rc = xchg_cache_write(table, comment);
+    xchg_config.cache_on = 0; /* MPI_Finalize must not store this run's state over it */
+    return rc;
+}

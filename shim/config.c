@@ -174,6 +174,21 @@ static void load_table(void)
     xchg_config.machine.native = &xchg_config.table.native; /* native's measured curves */
 }
 
+/* The configuration's generation, bumped by xchg_select_forget whenever the configuration
+ * changes (xchg_force, a table loaded or dropped): cached decisions of an older generation are
+ * void. */
+static unsigned config_generation = 1;
+
+unsigned xchg_select_generation(void)
+{
+    return __atomic_load_n(&config_generation, __ATOMIC_RELAXED);
+}
+
+void xchg_select_forget(void)
+{
+    __atomic_add_fetch(&config_generation, 1, __ATOMIC_RELAXED);
+}
+
 void xchg_config_load(void)
 {
     char err[512];
@@ -185,7 +200,6 @@ void xchg_config_load(void)
     PMPI_Initialized(&initialized);
     if (initialized)
         PMPI_Comm_rank(MPI_COMM_WORLD, &xchg_world_rank);
-    xchg_algo_bind(); /* reports a registry entry without an implementation */
     xchg_config.disable = read_flag("XCHG_DISABLE");
     if (xchg_config.disable)
         return;
@@ -269,15 +283,4 @@ void xchg_api_drop_table(void)
     xchg_table_free(&xchg_config.cache);
     xchg_config.machine.native = NULL;
     xchg_select_forget();
-}
-
-int xchg_api_cache_write(const xchg_table_t *table, const char *comment, const char **path)
-{
-    int rc;
-    *path = xchg_config.cache_path[0] ? xchg_config.cache_path : NULL;
-    if (!xchg_config.cache_on || !*path)
-        return -1;
-    rc = xchg_cache_write(table, comment);
-    xchg_config.cache_on = 0; /* MPI_Finalize must not store this run's state over it */
-    return rc;
 }

@@ -75,6 +75,7 @@ static void setup(void)
     xchg_config_load();
     if (xchg_config.disable)
         return;
+    xchg_algo_bind(); /* reports a registry entry without an implementation */
     if (xchg_config.verbose)
         xchg_version_say();
     xchg_ctx_world_init();

@@ -6,7 +6,7 @@
  * applicability predicate fails falls back to the next level, and XCHG_VERBOSE=1 says why;
  * under XCHG_STRICT=1 a forced algorithm that cannot serve a call is an error instead.
  *
- * The models (model_rank) price every registered algorithm of the collective, and the MPI
+ * The models (xchg_model_rank, models.c) price every registered algorithm of the collective, and the MPI
  * library's own collective too (xchg_cost_native: what MPICH's documented default selection
  * does for the call, priced with the same constants). Without a table the models are trusted
  * only for a clear gain: an xchg algorithm is chosen only when its predicted time times
@@ -24,12 +24,10 @@
  * its first call's exact values is decided the same way on every rank, and eviction (by
  * position, no clock) is the same everywhere too.
  *
- * Selection joins the registry's entries (tuning/registry.c: everything about an algorithm that
- * needs no MPI) with the functions that run them (algos/impls.c, by collective and name) once,
- * in xchg_algo_bind, which reports an entry without a function; xchg_algo_impl is the join.
- * Cached and memorised decisions carry the configuration's generation, which
- * xchg_select_forget bumps when the configuration changes (xchg_force, a table loaded or
- * dropped).
+ * The join of the registry with the functions that run its entries, and the models' ranking
+ * that both selection and learning start from, are in models.c. Cached and memorised decisions
+ * carry the configuration's generation (config.c), which xchg_select_forget bumps when the
+ * configuration changes (xchg_force, a table loaded or dropped).
  */
 #include <math.h>
 #include <stdio.h>
@@ -41,131 +39,6 @@
 
 #define XCHG_MODEL_MARGIN 1.5 /* an xchg algorithm must be predicted this many times faster */
 #define XCHG_PROBE 4          /* slots tried per lookup in the decision cache */
-
-/* The size key. Whoever builds an xchg_call_t stores it in block_bytes (for alltoall and
- * allgather it is that already); everything after reads block_bytes.
- * alltoall and allgather: the bytes of one block. alltoallv: the mean block of
- * the busiest rank, ceil(max(h1, h2) / p), from the agreed h1 (most bytes any rank sends) and
- * h2 (most bytes any rank receives). The tuning table's block ranges and the model's inputs
- * use this key and nothing else. */
-size_t xchg_size_key(const xchg_call_t *call)
-{
-    size_t h;
-    if (call->coll != XCHG_ALLTOALLV)
-        return call->block_bytes;
-    h = call->max_send_bytes > call->max_recv_bytes ? call->max_send_bytes : call->max_recv_bytes;
-    return call->comm_size > 0 ? (h + (size_t)call->comm_size - 1) / (size_t)call->comm_size : h;
-}
-
-unsigned xchg_bucket(size_t key)
-{
-    int msb;
-    if (key < 2)
-        return (unsigned)key;
-    msb = 63 - __builtin_clzll((unsigned long long)key);
-    return 2 * (unsigned)msb + (unsigned)((key >> (msb - 1)) & 1);
-}
-
-void xchg_bucket_range(unsigned bucket, size_t *lo, size_t *hi)
-{
-    int msb = (int)bucket / 2;
-    if (bucket < 2) {
-        *lo = *hi = bucket;
-        return;
-    }
-    *lo = ((size_t)1 << msb) + (bucket & 1 ? (size_t)1 << (msb - 1) : 0);
-    *hi = ((size_t)1 << msb) + ((size_t)1 << (msb - 1)) * (bucket & 1 ? 2 : 1) - 1;
-}
-
-/* alltoallv: how much larger the largest message is than the size key, in powers of two
- * (0 for even counts, capped at 15). Equal on all ranks: it comes from agreed values. */
-unsigned xchg_skew_class(const xchg_call_t *call)
-{
-    size_t key = call->block_bytes, ratio;
-    unsigned c = 0;
-    if (call->coll != XCHG_ALLTOALLV || key == 0)
-        return 0;
-    ratio = call->max_block_bytes / key;
-    while (ratio > 1 && c < 15) {
-        ratio /= 2;
-        c++;
-    }
-    return c;
-}
-
-/* ---- the configuration's generation and the binding of the registry to functions ---- */
-
-/* Bumped by xchg_select_forget: cached decisions of an older generation are void. */
-static unsigned config_generation = 1;
-
-unsigned xchg_select_generation(void)
-{
-    return __atomic_load_n(&config_generation, __ATOMIC_RELAXED);
-}
-
-void xchg_select_forget(void)
-{
-    __atomic_add_fetch(&config_generation, 1, __ATOMIC_RELAXED);
-}
-
-/* The implementations of the registry's entries, by index (xchg_algo_bind). */
-#define XCHG_REGISTRY_MAX 64
-static const xchg_impl_t *bound[XCHG_REGISTRY_MAX];
-static int bound_done;
-
-int xchg_algo_bind(void)
-{
-    int missing = 0;
-    if (__atomic_load_n(&bound_done, __ATOMIC_ACQUIRE))
-        return 0;
-    for (int i = 0; i < xchg_nalgos && i < XCHG_REGISTRY_MAX; i++) {
-        bound[i] =
-            xchg_algos[i].native ? NULL : xchg_impl_find(xchg_algos[i].coll, xchg_algos[i].name);
-        if (!xchg_algos[i].native && !bound[i]) {
-            missing++;
-            xchg_warn("internal: %s algorithm '%s' of the registry (tuning/registry.c) has no "
-                      "implementation in algos/impls.c; it is never run",
-                      xchg_coll_name(xchg_algos[i].coll), xchg_algos[i].name);
-        }
-    }
-    if (xchg_nalgos > XCHG_REGISTRY_MAX)
-        xchg_warn("internal: the registry has %d entries, only %d are bound", xchg_nalgos,
-                  XCHG_REGISTRY_MAX);
-    __atomic_store_n(&bound_done, 1, __ATOMIC_RELEASE);
-    return missing;
-}
-
-const xchg_impl_t *xchg_algo_impl(int index)
-{
-    if (!__atomic_load_n(&bound_done, __ATOMIC_ACQUIRE))
-        xchg_algo_bind();
-    return index >= 0 && index < xchg_nalgos && index < XCHG_REGISTRY_MAX ? bound[index] : NULL;
-}
-
-int xchg_model_rank(const xchg_call_t *call, xchg_choice_t *ranked, int max)
-{
-    xchg_choice_t all[XCHG_MAX_ALGOS];
-    int n = 0;
-    const char *why;
-
-    for (int i = 0; i < xchg_nalgos && n < XCHG_MAX_ALGOS; i++) {
-        xchg_choice_t c = {i, {0}, 0.0};
-        if (xchg_algos[i].coll != call->coll || (!xchg_algos[i].native && !xchg_algo_impl(i)) ||
-            !xchg_algos[i].applies(call, &c.params, &why))
-            continue;
-        c.time = xchg_algos[i].cost(call, &xchg_config.machine, &c.params);
-        if (!(c.time < INFINITY))
-            continue;
-        /* insertion sort, stable in registry order */
-        int at = n++;
-        for (; at > 0 && all[at - 1].time > c.time; at--)
-            all[at] = all[at - 1];
-        all[at] = c;
-    }
-    n = n < max ? n : max;
-    memcpy(ranked, all, (size_t)n * sizeof *ranked);
-    return n;
-}
 
 /* The model's choice: the fastest xchg algorithm when it beats native by the margin. */
 static int model_choice(const xchg_call_t *call, xchg_params_t *params)

@@ -9,9 +9,11 @@
 #include "../tuning/registry.h"
 #include "../tuning/table.h"
 #include "../tuning/learn_policy.h"
+#include "../tuning/shape.h"
 /* What the tools may use is declared there only, not again here: xchg_config_load, xchg_force
- * (config.c), xchg_ctx_get (context.c), xchg_decide, xchg_size_key, xchg_model_rank
- * (select.c), xchg_last_choice (interpose.c) and the tools' access to the configuration. */
+ * (config.c), xchg_ctx_get (context.c), xchg_decide (select.c), xchg_model_rank (models.c),
+ * xchg_size_key (tuning/shape.c), xchg_last_choice (interpose.c) and the tools' access to the
+ * configuration. */
 #include "api.h"
 
 #define XCHG_AUTO (-1) /* no algorithm forced: table, then model */
@@ -195,13 +197,6 @@ typedef struct xchg_shim_state {
 xchg_shim_state_t *xchg_shim_state(xchg_ctx_t *ctx); /* NULL without memory */
 void xchg_shim_state_free(xchg_shim_state_t *state);
 
-/* Size buckets of learning and of the alltoallv decision cache: 0, 1, then two per power of
- * two, [2^m, 1.5 2^m) and [1.5 2^m, 2^(m+1)). */
-unsigned xchg_bucket(size_t key);
-void xchg_bucket_range(unsigned bucket, size_t *lo, size_t *hi);
-/* alltoallv: how many times two the largest message exceeds the size key (0 for even counts,
- * at most 15); 0 for the other collectives. From agreed values, so equal on all ranks. */
-unsigned xchg_skew_class(const xchg_call_t *call);
 /* The decision for a call on ctx's communicator: *choice (algo and params). *trial is -1, or
  * the learning slot to report the call's time to (xchg_learn_record) after it ran; *learned
  * is the slot of a settled shape (for xchg_learn_tick), or -1.
@@ -217,12 +212,12 @@ int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf
 /* The binding and the configuration's generation.
  * The function that runs registry entry index (algos/impls.c, bound by collective and name),
  * or NULL for native; the binding is made once, and an xchg entry without one is reported
- * (xchg_algo_bind, from xchg_config_load) and runs as native. */
+ * (xchg_algo_bind, at MPI_Init) and runs as native. */
 const xchg_impl_t *xchg_algo_impl(int index);
 /* Bind every registry entry to its implementation; the number of xchg entries without one
  * (each reported on world rank 0). Idempotent. */
 int xchg_algo_bind(void);
-/* Drop every cached decision (after the configuration changed: xchg_force): bumps the
+/* Drop every cached decision (after the configuration changed: xchg_force; config.c): bumps the
  * configuration generation (never 0) that cached and memorised decisions carry. */
 void xchg_select_forget(void);
 unsigned xchg_select_generation(void);

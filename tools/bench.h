@@ -1,8 +1,8 @@
 /*
- * bench.h: what xchg-bench's two modes share: its options, and the helpers of
- * tools/xchg-bench.c (the benchmark of every algorithm) that tools/bench_overhead.c (--overhead,
- * the cost of interposing) uses too. The Makefile links bench_overhead.c into xchg-bench only
- * (mk/tools.mk).
+ * bench.h: what xchg-bench's two modes share: its options, and the helpers both use
+ * (tools/bench_common.c) besides tools/xchg-bench.c (the benchmark of every algorithm) and
+ * tools/bench_overhead.c (--overhead, the cost of interposing). The Makefile links
+ * bench_overhead.c and bench_common.c into xchg-bench only (mk/tools.mk).
  */
 #ifndef XCHG_BENCH_H
 #define XCHG_BENCH_H

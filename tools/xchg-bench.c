@@ -492,14 +492,6 @@ static void params_column(int algo, const xchg_params_t *params, int with_name, 
             *c = ':';
 }
 
-void bench_auto_choice(int coll, char *out, size_t outlen)
-{
-    if (xchg_last_choice(coll, out, outlen) != 0)
-        snprintf(out, outlen, "none");
-    for (char *c = out; *c; c++)
-        if (*c == ',')
-            *c = ':';
-}
 
 /* The params column of a forced spec for this call: the parameters it runs with, as the shim
  * completes them; "fallback" when the algorithm cannot serve the call (the shim then runs
@@ -530,20 +522,7 @@ static int spec_applies_to(int coll, const char *spec)
     return strcmp(name, "auto") == 0 || xchg_algo_find(coll, name) >= 0;
 }
 
-void bench_quartiles(double *v, int n, double *q1, double *median, double *q3)
-{
-    qsort(v, (size_t)n, sizeof *v, tool_cmp_double);
-    *q1 = v[n / 4];
-    *median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-    *q3 = v[(3 * n) / 4 < n ? (3 * n) / 4 : n - 1];
-}
 
-double bench_median(double *v, int n)
-{
-    double q1, median, q3;
-    bench_quartiles(v, n, &q1, &median, &q3);
-    return median;
-}
 
 /* One turn of one spec of coll at the call's block size: `warmup` untimed calls, then
  * iterations within the budget. 0, or 1 after a failure (reported on rank 0). */
