@@ -48,7 +48,8 @@ FUZZ_COV_OBJ := $(patsubst %.c,$(FUZZ_DIR)/cov/core/%.o,$(CORE_SRC))
 FUZZ_HEADERS := $(CORE_HEADERS) $(wildcard tests/fuzz/*.h)
 FUZZ_BINS := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_ALL))
 # the parsers, whose line coverage fuzz-coverage reports
-FUZZ_PARSERS := tuning/table.c tuning/registry.c tuning/size.c tuning/env.c algos/sched/torus.c
+FUZZ_PARSERS := tuning/table_parse.c tuning/table_load.c tuning/table_write.c \
+                tuning/registry.c tuning/size.c tuning/env.c algos/sched/torus.c
 
 # libFuzzer's options for every run of harness $$h (a shell variable of the recipes); its
 # dictionary tests/fuzz/$$h.dict, else the one of its family (table_parse: table.dict)

@@ -7,7 +7,7 @@
  *   XCHG_WAIT=auto|spin|yield      waiting policy of every round (algos/round.c)
  *   XCHG_STATS=1                   per-algorithm statistics at MPI_Finalize
  *   XCHG_VERBOSE=1                 every new decision, with its reason
- *   XCHG_TUNING=FILE               tuning table (tuning/table.c), else the built-in models
+ *   XCHG_TUNING=FILE               tuning table (tuning/table_load.c), else the built-in models
  *   XCHG_STRICT=1                  a forced algorithm that cannot serve a call is an error
  *   XCHG_LEARN=1|0|FILE            learn the fastest candidate of repeating call shapes (default
  *                                  1); FILE: also write the learned choices as a tuning table

@@ -2,8 +2,9 @@
  * env.c: the parsers of the XCHG_* environment variables (env.h), moved out of shim/config.c
  * so that they need no MPI: each takes the variable's text and returns the value, or the safe
  * default and the message that shim/config.c prints. The tuning table's path is only copied
- * here; its text is parsed by tuning/table.c, the algorithm specs by tuning/registry.c, sizes
- * by tuning/size.c, torus shapes by algos/sched/torus.c.
+ * here; the file is read by tuning/table_load.c and parsed by tuning/table_parse.c, the
+ * algorithm specs by tuning/registry.c, sizes by tuning/size.c, torus shapes by
+ * algos/sched/torus.c.
  */
 #include <stdio.h>
 #include <stdlib.h>

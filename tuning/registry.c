@@ -4,7 +4,7 @@
  * keys, description, source, flags. The function that runs it is bound by the same name in
  * algos/impls.c; "native" (native = 1) is the MPI library's own collective and has none.
  * Every tool and table works from these entries: spec parsing and formatting (here), the
- * tuning table (table.c), xchg-tune's candidates (xchg_params_variants), xchg-bench's specs,
+ * tuning table (table_parse.c), xchg-tune's candidates (xchg_params_variants), xchg-bench's specs,
  * xchg-sched's arguments and subcommands and the README's tables (xchg_registry_markdown,
  * xchg-decide --markdown, checked against README.md by the suite). Code outside this file
  * names no algorithm: it finds entries by their flags (xchg_native_index, xchg_baseline_index,

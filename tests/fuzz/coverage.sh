@@ -11,7 +11,8 @@ set -euo pipefail
 profdata=$1 cov=$2
 shift 2
 dir=build/fuzz/cov
-sources=(tuning/table.c tuning/registry.c tuning/size.c tuning/env.c algos/sched/torus.c)
+sources=(tuning/table_parse.c tuning/table_load.c tuning/table_write.c tuning/registry.c
+    tuning/size.c tuning/env.c algos/sched/torus.c)
 parsing='^([a-z_]+[.]c:)?(xchg_torus_parse_dims|parse_dim|xchg_spec_parse|parse_item|xchg_param_parse|parse_long|range_text|format_value|xchg_params_format|list_names|xchg_algo_find|xchg_algo_key|xchg_algo_keys_text)$'
 
 rm -rf "$dir/profiles"
@@ -51,5 +52,5 @@ functions() {
 }
 "$cov" report -show-functions "${objects[@]}" -instr-profile="$dir/all.profdata" tuning/size.c |
     grep -m 1 '^Name'
-functions tuning/table.c tuning/size.c tuning/env.c
+functions tuning/table_parse.c tuning/table_load.c tuning/table_write.c tuning/size.c tuning/env.c
 functions tuning/registry.c algos/sched/torus.c | awk -v re="$parsing" '$1 ~ re'

@@ -1,5 +1,5 @@
 /*
- * fuzz_table_load.c: reading a tuning table from a file (tuning/table.c: xchg_table_load), on
+ * fuzz_table_load.c: reading a tuning table from a file (tuning/table_load.c: xchg_table_load), on
  * a temporary file holding exactly the input's bytes, NUL bytes included.
  *
  * Checks, besides "no crash, no sanitizer finding":

@@ -1,5 +1,5 @@
 /*
- * fuzz_table_parse.c: the tuning-table parser (tuning/table.c: xchg_table_parse) on the input
+ * fuzz_table_parse.c: the tuning-table parser (tuning/table_parse.c: xchg_table_parse) on the input
  * as text, then everything table_check.h checks on what it parsed: reports against the
  * return value, well-formed rules, machine line and native curves, first-match lookup,
  * xchg_table_needs_v2, and the round trip through xchg_table_write (a table that parsed

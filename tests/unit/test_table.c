@@ -1,5 +1,6 @@
 /*
- * test_table.c: the tuning-table parser, lookup and writer (tuning/table.c), without MPI.
+ * test_table.c: the tuning-table parser, lookup, file reader and writer (tuning/table_parse.c,
+ * table_load.c, table_write.c), without MPI.
  * Valid files, every kind of bad line (each reported once with its line number and skipped),
  * the version line (and files without one), edge ranges, the first-bad-line return value,
  * first-match lookup, a writer -> parser round trip, huge bad lines (the message quotes a short

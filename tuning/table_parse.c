@@ -1,9 +1,12 @@
 /*
- * table.c: the tuning table: parse, look up, write. Pure C, no MPI calls.
+ * table_parse.c: the tuning table in memory: its text parsed into rules, the machine line and
+ * native's cost curves; the rule for a call looked up; a curve read between its points. Pure
+ * C, no MPI calls.
  *
  * docs/tuning-table.md is the one description of the format (versions 1 and 2: the version
  * line, the machine line, native's cost curves, the rules, lookup, what is reported and
- * skipped); this file follows it. What the code adds to that description:
+ * skipped); this file follows it (table_load.c reads a table from a file, table_write.c writes
+ * one). What the code adds to that description:
  *  - xchg_table_parse handles one line at a time (parse_version, parse_machine, parse_native,
  *    parse_rule); a bad line is reported through the caller's report function with its line
  *    number and the reason, quoting at most XCHG_QUOTE_MAX characters of it, and skipped. It
@@ -13,51 +16,26 @@
  *  - A rule's algorithm is looked up in the registry (tuning/registry.c) by name; a name it
  *    does not know is reported and the rule skipped, so that a table written by a newer xchg
  *    still loads.
- *  - xchg_table_load reads only a regular file of at most XCHG_TABLE_MAX_BYTES: a FIFO would
- *    block and a device such as /dev/zero never ends. A NUL byte anywhere makes the whole file
- *    ignored, not only the rest after it: a table cut short would decide differently from
- *    what its author wrote.
- *  - The writer (xchg_table_write, table_write.h) declares version 2 only when the table uses
- *    a version 2 item (xchg_table_needs_v2), so that an xchg that reads only version 1 reads
- *    every other table it writes; what it writes parses back to the same rules, machine line
- *    and curves.
  */
-#include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "registry.h"
 #include "size.h"
 #include "table.h"
-#include "table_write.h"
+#include "table_internal.h"
 
 /* more than any valid line has (a native line: 3 + its points), to report "too many" */
 #define TABLE_MAX_FIELDS (3 + XCHG_NATIVE_MAX_POINTS + 1)
 
-/* Parsing state shared by the line handlers. */
-typedef struct parse_state {
-    xchg_table_t *table;
-    xchg_table_report_fn *report;
-    void *arg;
-    int first_bad;    /* first bad line number, 0 so far none */
-    int machine_line; /* line of the accepted machine line, 0 so far none */
-    int rules_cap;
-    int version; /* of the version line: 1 or 2 */
-} parse_state_t;
+const char *const xchg_table_machine_keys[M_NKEYS] = {
+    "beta", "tau", "rho", "port_share", "beta_inter", "tau_inter", "inject"};
 
-static void report_line(parse_state_t *st, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void report_line(parse_state_t *st, int line, const char *fmt, ...)
+void xchg_table_report_line(parse_state_t *st, int line, const char *fmt, ...)
 {
     char message[512];
     va_list ap;
@@ -142,17 +120,10 @@ static int allowed_v2(parse_state_t *st, int line, const char *what)
 {
     if (st->version >= 2)
         return 1;
-    report_line(st, line, "%s needs 'xchg-tuning 2' (the file declares version 1); line skipped",
-                what);
+    xchg_table_report_line(
+        st, line, "%s needs 'xchg-tuning 2' (the file declares version 1); line skipped", what);
     return 0;
 }
-
-/* The machine line's keys: the first four required (version 1), the others optional
- * (version 2; 0 or left out: the inter-node constants are the intra-node ones, no limit). */
-enum { M_BETA, M_TAU, M_RHO, M_PORT_SHARE, M_BETA_INTER, M_TAU_INTER, M_INJECT, M_NKEYS };
-static const char *const machine_keys[M_NKEYS] = {"beta",       "tau",       "rho",   "port_share",
-                                                  "beta_inter", "tau_inter", "inject"};
-
 /* The whole of text as a number >= 0 in C notation into *value; 0, or -1. A number too small
  * for a double reads as strtod rounds it (a subnormal or 0: its ERANGE is not an error, or a
  * table whose writer printed a subnormal time would not read back); one too large is not
@@ -175,16 +146,17 @@ static int machine_value(parse_state_t *st, int line, int key, const char *text,
             *value = (double)count;
             return 0;
         }
-        report_line(st, line,
-                    "machine line: bad value inject=%.*s%s (expected a whole number of messages "
-                    "from 0 to %d); line skipped",
-                    XCHG_QUOTE(text), INT_MAX);
+        xchg_table_report_line(
+            st, line,
+            "machine line: bad value inject=%.*s%s (expected a whole number of messages "
+            "from 0 to %d); line skipped",
+            XCHG_QUOTE(text), INT_MAX);
         return -1;
     }
     if (parse_nonnegative(text, value) != 0) {
-        report_line(st, line,
-                    "machine line: bad value %s=%.*s%s (expected a number >= 0); line skipped",
-                    machine_keys[key], XCHG_QUOTE(text));
+        xchg_table_report_line(
+            st, line, "machine line: bad value %s=%.*s%s (expected a number >= 0); line skipped",
+            xchg_table_machine_keys[key], XCHG_QUOTE(text));
         return -1;
     }
     return 0;
@@ -197,15 +169,17 @@ static void parse_machine(parse_state_t *st, int line, char **fields, int nfield
     xchg_machine_t *machine = &st->table->machine;
 
     if (st->machine_line) {
-        report_line(st, line, "second machine line (the one of line %d is used); line skipped",
-                    st->machine_line);
+        xchg_table_report_line(st, line,
+                               "second machine line (the one of line %d is used); line skipped",
+                               st->machine_line);
         return;
     }
     if (nfields > 1 + M_NKEYS) {
-        report_line(st, line,
-                    "machine line has too many fields (expected machine beta=B tau=T rho=R "
-                    "port_share=S, in version 2 also beta_inter=B tau_inter=T inject=N); line "
-                    "skipped");
+        xchg_table_report_line(
+            st, line,
+            "machine line has too many fields (expected machine beta=B tau=T rho=R "
+            "port_share=S, in version 2 also beta_inter=B tau_inter=T inject=N); line "
+            "skipped");
         return;
     }
     for (int f = 1; f < nfields; f++) {
@@ -214,23 +188,25 @@ static void parse_machine(parse_state_t *st, int line, char **fields, int nfield
         if (eq) {
             *eq = '\0';
             for (int k = 0; k < M_NKEYS; k++)
-                if (strcmp(fields[f], machine_keys[k]) == 0)
+                if (strcmp(fields[f], xchg_table_machine_keys[k]) == 0)
                     key = k;
         }
         if (key < 0) {
-            report_line(st, line,
-                        "machine line: '%.*s%s' is not one of beta=, tau=, rho=, port_share=, "
-                        "beta_inter=, tau_inter=, inject=; line skipped",
-                        XCHG_QUOTE(fields[f]));
+            xchg_table_report_line(
+                st, line,
+                "machine line: '%.*s%s' is not one of beta=, tau=, rho=, port_share=, "
+                "beta_inter=, tau_inter=, inject=; line skipped",
+                XCHG_QUOTE(fields[f]));
             return;
         }
         if (seen[key]) {
-            report_line(st, line, "machine line gives %s twice; line skipped", machine_keys[key]);
+            xchg_table_report_line(st, line, "machine line gives %s twice; line skipped",
+                                   xchg_table_machine_keys[key]);
             return;
         }
         if (key > M_PORT_SHARE) {
             char what[48];
-            snprintf(what, sizeof what, "machine line: %s=", machine_keys[key]);
+            snprintf(what, sizeof what, "machine line: %s=", xchg_table_machine_keys[key]);
             if (!allowed_v2(st, line, what))
                 return;
         }
@@ -240,10 +216,10 @@ static void parse_machine(parse_state_t *st, int line, char **fields, int nfield
     }
     for (int k = 0; k <= M_PORT_SHARE; k++)
         if (!seen[k]) {
-            report_line(st, line,
-                        "machine line lacks %s= (it needs beta, tau, rho and "
-                        "port_share); line skipped",
-                        machine_keys[k]);
+            xchg_table_report_line(st, line,
+                                   "machine line lacks %s= (it needs beta, tau, rho and "
+                                   "port_share); line skipped",
+                                   xchg_table_machine_keys[k]);
             return;
         }
     machine->beta = values[M_BETA];
@@ -283,8 +259,8 @@ static int known_algorithm(parse_state_t *st, int line, int coll, const char *sp
         if (xchg_algos[i].coll == coll)
             used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "",
                                      xchg_algos[i].name);
-    report_line(st, line, "unknown algorithm '%.*s%s' for %s (known: %s); rule skipped",
-                XCHG_QUOTE(name), xchg_coll_name(coll), names);
+    xchg_table_report_line(st, line, "unknown algorithm '%.*s%s' for %s (known: %s); rule skipped",
+                           XCHG_QUOTE(name), xchg_coll_name(coll), names);
     return 0;
 }
 
@@ -300,17 +276,18 @@ static int rule_shape(parse_state_t *st, int line, char **fields, int nfields, i
     *has_nodes = nfields >= 3 && is_nodes(fields[2]);
     for (int f = 0; f < nfields && f < 5; f++)
         if (f != 2 && is_nodes(fields[f])) {
-            report_line(st, line,
-                        "%s rule: '%.*s%s' is out of place (nodes= comes right after PROCS: "
-                        "COLLECTIVE PROCS nodes=N BYTES ALGORITHM); line skipped",
-                        fields[0], XCHG_QUOTE(fields[f]));
+            xchg_table_report_line(
+                st, line,
+                "%s rule: '%.*s%s' is out of place (nodes= comes right after PROCS: "
+                "COLLECTIVE PROCS nodes=N BYTES ALGORITHM); line skipped",
+                fields[0], XCHG_QUOTE(fields[f]));
             return -1;
         }
     if (nfields != 4 + *has_nodes) {
-        report_line(st, line,
-                    "%s rule has %s fields (expected COLLECTIVE PROCS [nodes=N] BYTES "
-                    "ALGORITHM[:KEY=VALUE,...]); line skipped",
-                    fields[0], nfields < 4 + *has_nodes ? "too few" : "too many");
+        xchg_table_report_line(st, line,
+                               "%s rule has %s fields (expected COLLECTIVE PROCS [nodes=N] BYTES "
+                               "ALGORITHM[:KEY=VALUE,...]); line skipped",
+                               fields[0], nfields < 4 + *has_nodes ? "too few" : "too many");
         return -1;
     }
     return *has_nodes && !allowed_v2(st, line, "nodes=") ? -1 : 0;
@@ -327,10 +304,10 @@ static void parse_rule(parse_state_t *st, int line, char **fields, int nfields)
     rule.line = line;
     rule.coll = find_coll(fields[0]);
     if (rule.coll < 0) {
-        report_line(st, line,
-                    "unknown collective '%.*s%s' (expected alltoall, allgather or "
-                    "alltoallv, or the keyword machine or native); line skipped",
-                    XCHG_QUOTE(fields[0]));
+        xchg_table_report_line(st, line,
+                               "unknown collective '%.*s%s' (expected alltoall, allgather or "
+                               "alltoallv, or the keyword machine or native); line skipped",
+                               XCHG_QUOTE(fields[0]));
         return;
     }
     if (rule_shape(st, line, fields, nfields, &has_nodes) != 0)
@@ -339,14 +316,14 @@ static void parse_rule(parse_state_t *st, int line, char **fields, int nfields)
     /* communicator sizes, nodes (version 2) and size keys */
     if (parse_range(fields[1], "communicator-size", 0, 1, INT_MAX, &lo, &hi, why, sizeof why) !=
         0) {
-        report_line(st, line, "%s; line skipped", why);
+        xchg_table_report_line(st, line, "%s; line skipped", why);
         return;
     }
     rule.pmin = (int)lo;
     rule.pmax = (int)hi;
     if (has_nodes) {
         if (parse_range(fields[2] + 6, "nodes=", 0, 1, INT_MAX, &lo, &hi, why, sizeof why) != 0) {
-            report_line(st, line, "%s; line skipped", why);
+            xchg_table_report_line(st, line, "%s; line skipped", why);
             return;
         }
         rule.nmin = (int)lo;
@@ -354,7 +331,7 @@ static void parse_rule(parse_state_t *st, int line, char **fields, int nfields)
     }
     if (parse_range(fields[2 + has_nodes], "byte", 1, 0, SIZE_MAX, &lo, &hi, why, sizeof why) !=
         0) {
-        report_line(st, line, "%s; line skipped", why);
+        xchg_table_report_line(st, line, "%s; line skipped", why);
         return;
     }
     rule.bmin = (size_t)lo;
@@ -365,8 +342,8 @@ static void parse_rule(parse_state_t *st, int line, char **fields, int nfields)
         return;
     if (xchg_spec_parse(rule.coll, fields[3 + has_nodes], &rule.algo, &rule.params, why,
                         sizeof why) != 0) {
-        report_line(st, line, "bad parameters in '%.*s%s': %s; line skipped",
-                    XCHG_QUOTE(fields[3 + has_nodes]), why);
+        xchg_table_report_line(st, line, "bad parameters in '%.*s%s': %s; line skipped",
+                               XCHG_QUOTE(fields[3 + has_nodes]), why);
         return;
     }
 
@@ -374,7 +351,7 @@ static void parse_rule(parse_state_t *st, int line, char **fields, int nfields)
         int cap = st->rules_cap ? 2 * st->rules_cap : 16;
         xchg_rule_t *rules = realloc(st->table->rules, (size_t)cap * sizeof *rules);
         if (!rules) {
-            report_line(st, line, "out of memory for %d rules; line skipped", cap);
+            xchg_table_report_line(st, line, "out of memory for %d rules; line skipped", cap);
             return;
         }
         st->table->rules = rules;
@@ -423,58 +400,64 @@ static void parse_native(parse_state_t *st, int line, char **fields, int nfields
     int coll, npoints = nfields - 3;
 
     if (nfields < 4 || nfields > 3 + XCHG_NATIVE_MAX_POINTS) {
-        report_line(st, line,
-                    "native line has %s (expected native COLLECTIVE PROCS BYTES:SECONDS ..., "
-                    "1 to %d points); line skipped",
-                    nfields < 4 ? "too few fields" : "too many points", XCHG_NATIVE_MAX_POINTS);
+        xchg_table_report_line(
+            st, line,
+            "native line has %s (expected native COLLECTIVE PROCS BYTES:SECONDS ..., "
+            "1 to %d points); line skipped",
+            nfields < 4 ? "too few fields" : "too many points", XCHG_NATIVE_MAX_POINTS);
         return;
     }
     coll = find_coll(fields[1]);
     if (coll < 0) {
-        report_line(st, line,
-                    "native curve: unknown collective '%.*s%s' (expected alltoall, allgather "
-                    "or alltoallv); line skipped",
-                    XCHG_QUOTE(fields[1]));
+        xchg_table_report_line(
+            st, line,
+            "native curve: unknown collective '%.*s%s' (expected alltoall, allgather "
+            "or alltoallv); line skipped",
+            XCHG_QUOTE(fields[1]));
         return;
     }
     if (xchg_parse_number(fields[2], fields[2] + strlen(fields[2]), 0, &size) != 0 || size < 1 ||
         size > INT_MAX) {
-        report_line(st, line,
-                    "native curve: bad communicator size '%.*s%s' (expected one number from 1 "
-                    "to %d: a curve is for one size); line skipped",
-                    XCHG_QUOTE(fields[2]), INT_MAX);
+        xchg_table_report_line(
+            st, line,
+            "native curve: bad communicator size '%.*s%s' (expected one number from 1 "
+            "to %d: a curve is for one size); line skipped",
+            XCHG_QUOTE(fields[2]), INT_MAX);
         return;
     }
 
     /* the points, block sizes strictly increasing */
     for (int i = 0; i < npoints; i++) {
         if (parse_point(fields[3 + i], &points[i], why, sizeof why) != 0) {
-            report_line(st, line, "native curve: %s; line skipped", why);
+            xchg_table_report_line(st, line, "native curve: %s; line skipped", why);
             return;
         }
         if (i > 0 && points[i].bytes <= points[i - 1].bytes) {
-            report_line(st, line,
-                        "native curve: point '%.*s%s' does not come after a smaller block size "
-                        "(%zu after %zu: block sizes must increase); line skipped",
-                        XCHG_QUOTE(fields[3 + i]), points[i].bytes, points[i - 1].bytes);
+            xchg_table_report_line(
+                st, line,
+                "native curve: point '%.*s%s' does not come after a smaller block size "
+                "(%zu after %zu: block sizes must increase); line skipped",
+                XCHG_QUOTE(fields[3 + i]), points[i].bytes, points[i - 1].bytes);
             return;
         }
     }
 
     earlier = xchg_native_curve_find(&st->table->native, coll, (int)size);
     if (earlier) {
-        report_line(st, line,
-                    "second native curve for %s on %d ranks (the one of line %d is used); line "
-                    "skipped",
-                    xchg_coll_name(coll), (int)size, earlier->line);
+        xchg_table_report_line(
+            st, line,
+            "second native curve for %s on %d ranks (the one of line %d is used); line "
+            "skipped",
+            xchg_coll_name(coll), (int)size, earlier->line);
         return;
     }
     if (st->table->native.ncurves == XCHG_NATIVE_MAX_CURVES) {
-        report_line(st, line, "more than %d native curves; line skipped", XCHG_NATIVE_MAX_CURVES);
+        xchg_table_report_line(st, line, "more than %d native curves; line skipped",
+                               XCHG_NATIVE_MAX_CURVES);
         return;
     }
     if (xchg_native_curve_add(&st->table->native, coll, (int)size, points, npoints, line) != 0)
-        report_line(st, line, "out of memory for a native curve; line skipped");
+        xchg_table_report_line(st, line, "out of memory for a native curve; line skipped");
 }
 
 /* The version line, the first line that is not blank or a comment: 0 when it is
@@ -483,17 +466,18 @@ static void parse_native(parse_state_t *st, int line, char **fields, int nfields
 static int parse_version(parse_state_t *st, int line, char **fields, int nfields)
 {
     if (strcmp(fields[0], "xchg-tuning") != 0) {
-        report_line(st, line,
-                    "missing version line: the first line must be 'xchg-tuning 1' or "
-                    "'xchg-tuning %d'; file ignored",
-                    XCHG_TABLE_VERSION);
+        xchg_table_report_line(st, line,
+                               "missing version line: the first line must be 'xchg-tuning 1' or "
+                               "'xchg-tuning %d'; file ignored",
+                               XCHG_TABLE_VERSION);
         return -1;
     }
     if (nfields != 2 || (strcmp(fields[1], "1") != 0 && strcmp(fields[1], "2") != 0)) {
-        report_line(st, line,
-                    "unsupported table version '%.*s%s' (this xchg reads 'xchg-tuning 1' and "
-                    "'xchg-tuning %d'); file ignored",
-                    XCHG_QUOTE(nfields >= 2 ? fields[1] : ""), XCHG_TABLE_VERSION);
+        xchg_table_report_line(
+            st, line,
+            "unsupported table version '%.*s%s' (this xchg reads 'xchg-tuning 1' and "
+            "'xchg-tuning %d'); file ignored",
+            XCHG_QUOTE(nfields >= 2 ? fields[1] : ""), XCHG_TABLE_VERSION);
         return -1;
     }
     st->version = fields[1][0] - '0';
@@ -517,7 +501,7 @@ int xchg_table_parse(const char *text, xchg_table_t *table, xchg_table_report_fn
         /* one line, its comment cut off, split into fields */
         line++;
         if (!buf) {
-            report_line(&st, line, "out of memory reading the line; line skipped");
+            xchg_table_report_line(&st, line, "out of memory reading the line; line skipped");
             p += len + (p[len] == '\n');
             continue;
         }
@@ -539,7 +523,7 @@ int xchg_table_parse(const char *text, xchg_table_t *table, xchg_table_report_fn
             }
             version_seen = 1;
         } else if (strcmp(fields[0], "xchg-tuning") == 0) {
-            report_line(&st, line, "second version line; line skipped");
+            xchg_table_report_line(&st, line, "second version line; line skipped");
         } else if (strcmp(fields[0], "machine") == 0) {
             parse_machine(&st, line, fields, nfields);
         } else if (strcmp(fields[0], "native") == 0) {
@@ -550,158 +534,14 @@ int xchg_table_parse(const char *text, xchg_table_t *table, xchg_table_report_fn
         free(buf);
     }
     if (!version_seen) {
-        report_line(&st, 0,
-                    "no 'xchg-tuning 1' line (nor 'xchg-tuning %d': the file is empty or holds "
-                    "only blank lines and comments); file ignored",
-                    XCHG_TABLE_VERSION);
+        xchg_table_report_line(
+            &st, 0,
+            "no 'xchg-tuning 1' line (nor 'xchg-tuning %d': the file is empty or holds "
+            "only blank lines and comments); file ignored",
+            XCHG_TABLE_VERSION);
         return -1;
     }
     return st.first_bad;
-}
-
-/* Report the failed system call of what, with errno's text, as a problem of the whole file;
- * errno is kept for the caller. */
-static void report_errno(parse_state_t *st, const char *what)
-{
-    int saved_errno = errno;
-    report_line(st, 0, "%s (%s); file ignored", what, strerror(saved_errno));
-    errno = saved_errno;
-}
-
-static const char *file_kind(mode_t mode)
-{
-    if (S_ISDIR(mode))
-        return "a directory";
-    if (S_ISFIFO(mode))
-        return "a FIFO";
-    if (S_ISCHR(mode))
-        return "a character device";
-    if (S_ISBLK(mode))
-        return "a block device";
-    if (S_ISSOCK(mode))
-        return "a socket";
-    return "not a file";
-}
-
-/* path opened for reading when it is a regular file of at most XCHG_TABLE_MAX_BYTES, else -1
- * (reported). The open does not block: a FIFO without a writer would hang it forever, and
- * a device such as /dev/zero never ends. */
-static int open_regular(parse_state_t *st, const char *path)
-{
-    struct stat info;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-    if (fd < 0) {
-        report_errno(st, "cannot open the file");
-        return -1;
-    }
-    if (fstat(fd, &info) != 0) {
-        report_errno(st, "cannot examine the file");
-    } else if (!S_ISREG(info.st_mode)) {
-        report_line(st, 0, "not a regular file (%s); file ignored", file_kind(info.st_mode));
-        errno = EINVAL;
-    } else if ((uintmax_t)info.st_size > XCHG_TABLE_MAX_BYTES) {
-        report_line(st, 0, "larger than %zu MiB (%jd bytes); file ignored",
-                    XCHG_TABLE_MAX_BYTES >> 20, (intmax_t)info.st_size);
-        errno = EFBIG;
-    } else if (fcntl(fd, F_SETFL, 0) != 0) {
-        report_errno(st, "cannot set the file to blocking reads");
-    } else {
-        return fd;
-    }
-    close(fd);
-    return -1;
-}
-
-/* All of fd as a NUL-terminated string of *len bytes (which may hold NUL bytes of its own),
- * or NULL (reported). Reads at most one byte past XCHG_TABLE_MAX_BYTES, so that a file that
- * grew after the check, or one whose size says nothing (/proc), is still bounded. */
-static char *read_text(parse_state_t *st, int fd, size_t *len)
-{
-    size_t cap = 0, used = 0;
-    char *text = NULL;
-
-    for (;;) {
-        ssize_t got;
-        if (used == cap) {
-            size_t new_cap = cap ? 2 * cap : 65536;
-            char *grown;
-            if (cap == XCHG_TABLE_MAX_BYTES + 1)
-                break;
-            if (new_cap > XCHG_TABLE_MAX_BYTES + 1)
-                new_cap = XCHG_TABLE_MAX_BYTES + 1;
-            grown = realloc(text, new_cap + 1);
-            if (!grown) {
-                errno = ENOMEM;
-                report_errno(st, "cannot read the file");
-                goto fail;
-            }
-            text = grown;
-            cap = new_cap;
-        }
-        got = read(fd, text + used, cap - used);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            report_errno(st, "cannot read the file");
-            goto fail;
-        }
-        if (got == 0)
-            break;
-        used += (size_t)got;
-    }
-    if (used > XCHG_TABLE_MAX_BYTES) {
-        report_line(st, 0, "larger than %zu MiB; file ignored", XCHG_TABLE_MAX_BYTES >> 20);
-        errno = EFBIG;
-        goto fail;
-    }
-    text[used] = '\0';
-    *len = used;
-    return text;
-fail:
-    free(text);
-    return NULL;
-}
-
-/* The line number of the first NUL byte of text[0, len), 0 when there is none. */
-static int nul_line(const char *text, size_t len)
-{
-    const char *nul = memchr(text, '\0', len);
-    int line = 1;
-    if (!nul)
-        return 0;
-    for (const char *p = text; p < nul; p++)
-        line += *p == '\n';
-    return line;
-}
-
-int xchg_table_load(const char *path, xchg_table_t *table, xchg_table_report_fn *report, void *arg)
-{
-    parse_state_t st = {table, report, arg, 0, 0, 0, 0};
-    char *text = NULL;
-    size_t len = 0;
-    int fd, line, rc = -1;
-
-    /* a regular file of bounded size, read whole */
-    fd = open_regular(&st, path);
-    if (fd < 0)
-        goto out;
-    text = read_text(&st, fd, &len);
-    close(fd);
-    if (!text)
-        goto out;
-
-    /* text: a NUL byte means it is not a table at all (its lines would be cut there) */
-    line = nul_line(text, len);
-    if (line > 0) {
-        report_line(&st, line, "NUL byte: the file is not text; file ignored");
-        rc = line;
-        goto out;
-    }
-    rc = xchg_table_parse(text, table, report, arg);
-out:
-    free(text);
-    return rc;
 }
 
 const xchg_rule_t *xchg_table_lookup(const xchg_table_t *table, int coll, int comm_size, int nnodes,
@@ -715,26 +555,6 @@ const xchg_rule_t *xchg_table_lookup(const xchg_table_t *table, int coll, int co
             return rule;
     }
     return NULL;
-}
-
-/* 1 when the rule's nodes= field leaves out some layout. */
-static int rule_has_nodes(const xchg_rule_t *rule)
-{
-    return rule->nmax != 0 && !(rule->nmin <= 1 && rule->nmax == INT_MAX);
-}
-
-static int machine_has_v2(const xchg_table_t *table)
-{
-    const xchg_machine_t *m = &table->machine;
-    return table->has_machine && (m->beta_inter != 0 || m->tau_inter != 0 || m->inject != 0);
-}
-
-int xchg_table_needs_v2(const xchg_table_t *table)
-{
-    for (int i = 0; i < table->nrules; i++)
-        if (rule_has_nodes(&table->rules[i]))
-            return 1;
-    return machine_has_v2(table);
 }
 
 /* The index of the curve of (coll, comm_size), -1 when there is none. */
@@ -833,137 +653,4 @@ void xchg_table_free(xchg_table_t *table)
         free(table->native.curves[i].points);
     free(table->native.curves);
     memset(table, 0, sizeof *table);
-}
-
-/* A byte count with the largest exact K/M/G suffix. */
-static void format_count(size_t value, char *out, size_t outlen)
-{
-    static const char suffixes[] = "GMK";
-    for (int i = 0; i < 3; i++) {
-        size_t unit = (size_t)1 << (10 * (3 - i));
-        if (value >= unit && value % unit == 0) {
-            snprintf(out, outlen, "%zu%c", value / unit, suffixes[i]);
-            return;
-        }
-    }
-    snprintf(out, outlen, "%zu", value);
-}
-
-void xchg_table_format_bytes(size_t bmin, size_t bmax, char *out, size_t outlen)
-{
-    char lo[24], hi[24];
-    if (bmin == 0 && bmax == SIZE_MAX) {
-        snprintf(out, outlen, "*");
-        return;
-    }
-    format_count(bmin, lo, sizeof lo);
-    format_count(bmax, hi, sizeof hi);
-    if (bmax == SIZE_MAX)
-        snprintf(out, outlen, "%s-*", lo);
-    else if (bmin == bmax)
-        snprintf(out, outlen, "%s", lo);
-    else
-        snprintf(out, outlen, "%s-%s", lo, hi);
-}
-
-static void format_procs(int pmin, int pmax, char *out, size_t outlen)
-{
-    if (pmin <= 1 && pmax == INT_MAX)
-        snprintf(out, outlen, "*");
-    else if (pmax == INT_MAX)
-        snprintf(out, outlen, "%d-*", pmin);
-    else if (pmin == pmax)
-        snprintf(out, outlen, "%d", pmin);
-    else
-        snprintf(out, outlen, "%d-%d", pmin, pmax);
-}
-
-/* The shortest %g form that reads back as exactly the same double. */
-static void format_double(double value, char *out, size_t outlen)
-{
-    for (int precision = 6; precision <= 17; precision++) {
-        snprintf(out, outlen, "%.*g", precision, value);
-        if (strtod(out, NULL) == value)
-            return;
-    }
-}
-
-/* The machine line: the version 1 keys, then the version 2 keys that are set. */
-static void write_machine(FILE *out, const xchg_machine_t *machine)
-{
-    const double values[] = {machine->beta,       machine->tau,        machine->rho,
-                             machine->port_share, machine->beta_inter, machine->tau_inter};
-    fprintf(out, "machine");
-    for (int k = 0; k < M_INJECT; k++) {
-        char text[32];
-        if (k > M_PORT_SHARE && values[k] == 0)
-            continue;
-        format_double(values[k], text, sizeof text);
-        fprintf(out, " %s=%s", machine_keys[k], text);
-    }
-    if (machine->inject != 0)
-        fprintf(out, " inject=%d", machine->inject);
-    fputc('\n', out);
-}
-
-int xchg_table_write(FILE *out, const xchg_table_t *table, const char *comment)
-{
-    int nodes_column = 0;
-
-    fprintf(out, "xchg-tuning %d\n", xchg_table_needs_v2(table) ? 2 : 1);
-
-    /* the comment, one '#' line per line of it */
-    while (comment && *comment) {
-        size_t len = strcspn(comment, "\n");
-        fprintf(out, "# %.*s\n", (int)len, comment);
-        comment += len + (comment[len] == '\n');
-    }
-
-    if (table->has_machine)
-        write_machine(out, &table->machine);
-
-    /* native's measured curves, one line each */
-    if (table->native.ncurves > 0)
-        fprintf(out, "# native %-10s %-5s %s\n", "collective", "procs",
-                "bytes:seconds per call of the MPI library's own collective");
-    for (int i = 0; i < table->native.ncurves; i++) {
-        const xchg_native_curve_t *curve = &table->native.curves[i];
-        fprintf(out, "native %-10s %-5d", xchg_coll_name(curve->coll), curve->comm_size);
-        for (int j = 0; j < curve->npoints; j++) {
-            char bytes[24], seconds[32];
-            format_count(curve->points[j].bytes, bytes, sizeof bytes);
-            format_double(curve->points[j].seconds, seconds, sizeof seconds);
-            fprintf(out, " %s:%s", bytes, seconds);
-        }
-        fputc('\n', out);
-    }
-
-    /* the rules; a column for nodes= when a rule has one */
-    for (int i = 0; i < table->nrules; i++)
-        nodes_column |= rule_has_nodes(&table->rules[i]);
-    if (table->nrules > 0 && nodes_column)
-        fprintf(out, "# %-10s %-7s %-9s %-13s %s\n", "collective", "procs", "nodes", "bytes",
-                "algorithm[:key=value,...]");
-    else if (table->nrules > 0)
-        fprintf(out, "# %-10s %-7s %-13s %s\n", "collective", "procs", "bytes",
-                "algorithm[:key=value,...]");
-    for (int i = 0; i < table->nrules; i++) {
-        const xchg_rule_t *rule = &table->rules[i];
-        const xchg_algo_t *algo = &xchg_algos[rule->algo];
-        char procs[32], nodes[48] = "", bytes[64], params[128];
-        format_procs(rule->pmin, rule->pmax, procs, sizeof procs);
-        if (rule_has_nodes(rule)) {
-            memcpy(nodes, "nodes=", 6);
-            format_procs(rule->nmin, rule->nmax, nodes + 6, sizeof nodes - 6);
-        }
-        xchg_table_format_bytes(rule->bmin, rule->bmax, bytes, sizeof bytes);
-        xchg_params_format(algo, &rule->params, params, sizeof params);
-        if (nodes_column)
-            fprintf(out, "%-12s %-7s %-9s %-13s %s%s%s\n", xchg_coll_name(rule->coll), procs, nodes,
-                    bytes, algo->name, params[0] ? ":" : "", params);
-        else
-            fprintf(out, "%-12s %-7s %-13s %s%s%s\n", xchg_coll_name(rule->coll), procs, bytes,
-                    algo->name, params[0] ? ":" : "", params);
-    }
-    return ferror(out) || fflush(out) != 0 ? -1 : 0;
 }
