@@ -164,6 +164,20 @@ int xchg_env_torus(const char *text, int dims[2], char *err, size_t errlen)
     return 0;
 }
 
+/* A path for variable `name`, copied into path when it fits pathlen, else -1 with the message
+ * "NAME=TEXT: the path is longer than N characters; FALLBACK". */
+static int copy_path(const char *name, const char *text, char *path, size_t pathlen,
+                     const char *fallback, char *err, size_t errlen)
+{
+    if (strlen(text) >= pathlen) {
+        snprintf(err, errlen, "%s=%.*s%s: the path is longer than %zu characters; %s", name,
+                 XCHG_QUOTE(text), pathlen - 1, fallback);
+        return -1;
+    }
+    memcpy(path, text, strlen(text) + 1);
+    return 0;
+}
+
 int xchg_env_learn(const char *text, int *learn, char *path, size_t pathlen, char *err,
                    size_t errlen)
 {
@@ -175,15 +189,8 @@ int xchg_env_learn(const char *text, int *learn, char *path, size_t pathlen, cha
         *learn = 0;
         return 0;
     }
-    if (strlen(text) >= pathlen) {
-        snprintf(err, errlen,
-                 "XCHG_LEARN: the path is longer than %zu characters; learning without "
-                 "writing a file",
-                 pathlen - 1);
-        return -1;
-    }
-    memcpy(path, text, strlen(text) + 1);
-    return 0;
+    return copy_path("XCHG_LEARN", text, path, pathlen, "learning without writing a file", err,
+                     errlen);
 }
 
 int xchg_env_tuning(const char *text, char *path, size_t pathlen, char *err, size_t errlen)
@@ -191,15 +198,8 @@ int xchg_env_tuning(const char *text, char *path, size_t pathlen, char *err, siz
     path[0] = '\0';
     if (is_unset(text))
         return 0;
-    if (strlen(text) >= pathlen) {
-        snprintf(err, errlen,
-                 "XCHG_TUNING=%.*s%s: the path is longer than %zu characters; using the "
-                 "built-in cost models",
-                 XCHG_QUOTE(text), pathlen - 1);
-        return -1;
-    }
-    memcpy(path, text, strlen(text) + 1);
-    return 0;
+    return copy_path("XCHG_TUNING", text, path, pathlen, "using the built-in cost models", err,
+                     errlen);
 }
 
 int xchg_env_cache(const char *text, int *where, char *dir, size_t dirlen, char *err, size_t errlen)
@@ -219,14 +219,9 @@ int xchg_env_cache(const char *text, int *where, char *dir, size_t dirlen, char 
                  XCHG_QUOTE(text));
         return -1;
     }
-    if (strlen(text) >= dirlen) {
-        snprintf(err, errlen,
-                 "XCHG_CACHE=%.*s%s: the path is longer than %zu characters; using the default "
-                 "cache directory",
-                 XCHG_QUOTE(text), dirlen - 1);
+    if (copy_path("XCHG_CACHE", text, dir, dirlen, "using the default cache directory", err,
+                  errlen) != 0)
         return -1;
-    }
-    memcpy(dir, text, strlen(text) + 1);
     *where = XCHG_CACHE_DIR;
     return 0;
 }

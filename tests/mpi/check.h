@@ -109,4 +109,19 @@ static inline int check_finish(const char *program)
     return total[1] > 0 || (total[0] == 0 && total[2] == 0) ? 1 : 0;
 }
 
+/* This process's resident set (VmRSS in /proc/self/status), KiB; -1 when unknown. */
+static inline long check_rss_kib(void)
+{
+    char line[256];
+    long kib = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "VmRSS:", 6) == 0)
+            kib = atol(line + 6);
+    fclose(f);
+    return kib;
+}
+
 #endif

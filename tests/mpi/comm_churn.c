@@ -33,20 +33,6 @@
 #define RSS_BOUND_KIB 512
 #define MAX_RANKS 256
 
-static long vmrss_kib(void)
-{
-    char line[256];
-    long kib = -1;
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f)
-        return -1;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "VmRSS:", 6) == 0)
-            kib = atol(line + 6);
-    fclose(f);
-    return kib;
-}
-
 /* An error (a collective's, or "Too many communicators" when contexts leak) may leave the
  * ranks out of step, so the program reports it and stops the job. */
 static void check_rc(int rc, const char *what, int iteration)
@@ -169,9 +155,9 @@ int main(int argc, char **argv)
             MPI_Comm_free(&comm);
         }
         if (it == RSS_FIRST)
-            rss_first = vmrss_kib();
+            rss_first = check_rss_kib();
         if (it == ITERATIONS)
-            rss_last = vmrss_kib();
+            rss_last = check_rss_kib();
     }
 
     /* memory: growth from iteration RSS_FIRST to the end, largest over the ranks */

@@ -167,34 +167,20 @@ static int aliased_call(const acase_t *c, double *seconds)
 
 int main(int argc, char **argv)
 {
-    double deadline = 0;
-    int first = 0, nnamed = 0, status;
-    const char *named[NCASES];
+    const char *names[NCASES];
+    errors_options_t opt;
+    int status;
 
-    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
-        for (int k = 0; k < NCASES; k++)
-            printf("%s\n", cases[k].name);
+    for (int k = 0; k < NCASES; k++)
+        names[k] = cases[k].name;
+    if (!errors_options(argc, argv, names, NCASES, &opt))
         return 0;
-    }
     MPI_Init(&argc, &argv);
-    for (int a = 1; a < argc; a++) {
-        if (strcmp(argv[a], "--deadline") == 0 && a + 1 < argc) {
-            deadline = atof(argv[++a]);
-        } else if (strcmp(argv[a], "--from") == 0 && a + 1 < argc) {
-            const char *from = argv[++a];
-            for (first = 0; first < NCASES && strcmp(cases[first].name, from) != 0; first++)
-                ;
-        } else if (nnamed < NCASES) {
-            named[nnamed++] = argv[a];
-        }
-    }
-    errors_setup("errors_alias", deadline);
-    for (int k = first; k < NCASES; k++) {
-        int chosen = nnamed == 0, rc;
+    errors_setup("errors_alias", opt.deadline);
+    for (int k = opt.first; k < NCASES; k++) {
+        int rc;
         double seconds;
-        for (int m = 0; m < nnamed; m++)
-            chosen |= strcmp(named[m], cases[k].name) == 0;
-        if (!chosen)
+        if (!errors_chosen(&opt, cases[k].name))
             continue;
         rc = aliased_call(&cases[k], &seconds);
         errors_end(rc, seconds, role_of(&cases[k]));

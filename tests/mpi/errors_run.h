@@ -28,6 +28,9 @@
 #ifndef XCHG_TESTS_ERRORS_RUN_H
 #define XCHG_TESTS_ERRORS_RUN_H
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <signal.h>
 #include <sys/time.h>
 #include <time.h>
@@ -200,6 +203,53 @@ static void errors_follow_up(int coll, const char *name)
     free(send);
     free(recv);
     free(counts);
+}
+
+/* The command line of an errors program, over its `ncases` case names (names[k]):
+ *   --list          print the names, one a line, and end (0 is returned; nothing else is set)
+ *   --deadline S    the deadline of every call (errors_setup)
+ *   --from NAME     start at that case
+ *   NAME ...        run only these
+ * Returns 1 when the program is to run its cases (after MPI_Init), 0 after --list. */
+#define ERRORS_MAX_NAMED 64
+typedef struct errors_options {
+    double deadline;
+    int first, nnamed;
+    const char *named[ERRORS_MAX_NAMED];
+} errors_options_t;
+
+static int errors_options(int argc, char **argv, const char *const *names, int ncases,
+                          errors_options_t *o)
+{
+    o->deadline = 0;
+    o->first = 0;
+    o->nnamed = 0;
+    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+        for (int k = 0; k < ncases; k++)
+            printf("%s\n", names[k]);
+        return 0;
+    }
+    for (int a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "--deadline") == 0 && a + 1 < argc) {
+            o->deadline = atof(argv[++a]);
+        } else if (strcmp(argv[a], "--from") == 0 && a + 1 < argc) {
+            const char *from = argv[++a];
+            for (o->first = 0; o->first < ncases && strcmp(names[o->first], from) != 0; o->first++)
+                ;
+        } else if (o->nnamed < ERRORS_MAX_NAMED) {
+            o->named[o->nnamed++] = argv[a];
+        }
+    }
+    return 1;
+}
+
+/* Is case `name` to run (no names given: every case)? */
+static int errors_chosen(const errors_options_t *o, const char *name)
+{
+    int chosen = o->nnamed == 0;
+    for (int m = 0; m < o->nnamed; m++)
+        chosen |= strcmp(o->named[m], name) == 0;
+    return chosen;
 }
 
 #endif

@@ -274,20 +274,6 @@ typedef struct usage {
 
 static pid_t *job_pids;
 
-static long rss_kib(void)
-{
-    char line[256];
-    long kib = -1;
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f)
-        return -1;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "VmRSS:", 6) == 0)
-            kib = atol(line + 6);
-    fclose(f);
-    return kib;
-}
-
 /* Add path to the set (distinct paths under /dev/shm). */
 static void add_path(char paths[][128], int *n, const char *path)
 {
@@ -365,7 +351,7 @@ static int count_sysv(void)
 static usage_t measure(void)
 {
     usage_t u;
-    u.rss_kib = rss_kib();
+    u.rss_kib = check_rss_kib();
     count_fds_and_files(&u);
     u.sysv = count_sysv();
     return u;

@@ -214,7 +214,8 @@ static void test_learn(void)
     learn("out.table", 1, "out.table", NULL);
     learn("/tmp/15chars.tb", 1, "/tmp/15chars.tb", NULL); /* the longest that fits 16 */
     learn("/tmp/16chars.tbl", 1, "",
-          "XCHG_LEARN: the path is longer than 15 characters; learning without writing a file");
+          "XCHG_LEARN=/tmp/16chars.tbl: the path is longer than 15 characters; learning without "
+          "writing a file");
     learn("00", 1, "00", NULL); /* a file named 00 */
 }
 
