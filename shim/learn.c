@@ -99,7 +99,7 @@ static void add(xchg_lp_cand_t *cand, int *n, const xchg_choice_t *c)
     if (*n >= XCHG_LP_MAX || taken(cand, *n, c))
         return;
     cand[*n] = (xchg_lp_cand_t){c->algo, c->params, c->time, 0.0, 0,
-                                xchg_algos[c->algo].shared_memory};
+                                xchg_algos[c->algo].shared_memory, 0};
     (*n)++;
 }
 
@@ -117,7 +117,7 @@ static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *
     int ncand = 1;
     double best = 0.0;
 
-    cand[0] = (xchg_lp_cand_t){native, {0}, 0.0, 0.0, 0, 0};
+    cand[0] = (xchg_lp_cand_t){native, {0}, 0.0, 0.0, 0, 0, 0};
     for (int i = 0; i < n; i++) {
         if (ranked[i].algo == native)
             cand[0].predicted = ranked[i].time;
@@ -152,9 +152,39 @@ static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *
     return ncand;
 }
 
+/* The bytes a call puts through its node's segment in one pass, as the shm algorithms reserve
+ * them (alltoall: every block of the node's ranks; allgather: every block once; alltoallv: its
+ * counts' header, the least it reserves), capped at what a segment may hold. */
+static size_t segment_need(const xchg_ctx_t *ctx, const xchg_call_t *call)
+{
+    size_t p = (size_t)call->comm_size, b = call->block_bytes, need, limit;
+    limit = ctx->topo.shm_bytes > ctx->topo.node_shm_bytes ? ctx->topo.shm_bytes
+                                                            : ctx->topo.node_shm_bytes;
+    if (call->coll == XCHG_ALLTOALL)
+        need = b <= SIZE_MAX / (p * p) ? p * p * b : SIZE_MAX;
+    else if (call->coll == XCHG_ALLGATHER)
+        need = b <= SIZE_MAX / p ? p * b : SIZE_MAX;
+    else
+        need = 0;
+    return need < limit ? need : limit;
+}
+
+/* Mark the candidates whose first call must make or grow the context's segment (learn_policy.h:
+ * they wait for a repeated shape). The segment's state is agreed: every rank makes and grows
+ * it at the same call. */
+static void mark_setup(const xchg_ctx_t *ctx, const xchg_call_t *call, xchg_lp_cand_t *cand,
+                       int ncand)
+{
+    size_t need = segment_need(ctx, call);
+    int grows = !ctx->shm_failed &&
+                (!ctx->shm || (!ctx->shm->capped && ctx->shm->half_bytes < need));
+    for (int c = 1; c < ncand; c++)
+        cand[c].setup = grows && xchg_algos[cand[c].algo].shared_memory;
+}
+
 /* The slot of a shape: found, or a new one started with its candidates. */
-static int shape_for(xchg_learning_t *dom, const xchg_call_t *call, int source,
-                     const xchg_choice_t *decided, int *hint)
+static int shape_for(const xchg_ctx_t *ctx, xchg_learning_t *dom, const xchg_call_t *call,
+                     int source, const xchg_choice_t *decided, int *hint)
 {
     unsigned bucket = xchg_bucket(call->block_bytes), skew = xchg_skew_class(call);
     xchg_lp_cand_t cand[XCHG_LP_MAX];
@@ -176,6 +206,7 @@ static int shape_for(xchg_learning_t *dom, const xchg_call_t *call, int source,
     s->bucket = bucket;
     s->skew = skew;
     ncand = candidates(call, source, decided, cand, &first);
+    mark_setup(ctx, call, cand, ncand);
     if (source == XCHG_FROM_CACHE)
         xchg_lp_start_known(&s->lp, cand, ncand, first);
     else
@@ -183,21 +214,24 @@ static int shape_for(xchg_learning_t *dom, const xchg_call_t *call, int source,
     return *hint;
 }
 
-/* The one step per call (file header). A step that moves the shape between settled and probing
- * voids the memorised choices. */
-static void advance(xchg_learning_t *dom, xchg_shape_t *s)
+/* The one step per call (file header). A step that moves the shape between settled and probing,
+ * or that changes what a settled shape runs (a stored verdict that waited for its set-up), voids
+ * the memorised choices; 1 when it did. */
+static int advance(xchg_learning_t *dom, xchg_shape_t *s)
 {
-    int phase = s->lp.phase;
+    int phase = s->lp.phase, ran = s->step.cand;
     s->step = xchg_lp_call(&s->lp);
-    if (s->lp.phase != phase)
-        dom->epoch++;
+    if (s->lp.phase == phase && (phase != XCHG_LP_SETTLED || s->step.cand == ran))
+        return 0;
+    dom->epoch++;
+    return 1;
 }
 
 int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, int source, xchg_choice_t *choice,
                     int *hint)
 {
     xchg_learning_t *dom = ctx->shim->learning;
-    int slot = shape_for(dom, call, source, choice, hint);
+    int slot = shape_for(ctx, dom, call, source, choice, hint);
     xchg_shape_t *s = &dom->shapes[slot];
 
     if (s->pending)
@@ -215,8 +249,7 @@ int xchg_learn_tick(xchg_ctx_t *ctx, int slot)
 {
     xchg_learning_t *dom = ctx->shim->learning;
     xchg_shape_t *s = &dom->shapes[slot];
-    advance(dom, s);
-    if (s->lp.phase == XCHG_LP_PROBING) {
+    if (advance(dom, s) || s->lp.phase == XCHG_LP_PROBING) {
         s->pending = 1; /* this call's step, for the selection that follows */
         return XCHG_TICK_RELEARN;
     }

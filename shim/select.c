@@ -244,6 +244,9 @@ int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice,
                     xchg_size_key(call), why);
             fflush(stderr);
         }
+        /* every rank refuses this call (the decision is agreed): none returns before rank 0 has
+         * said why, so a program that aborts on the error still shows the reason */
+        PMPI_Barrier(ctx->comm);
         return MPI_ERR_OTHER;
     }
     choice->algo = d->algo;

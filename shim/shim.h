@@ -232,7 +232,8 @@ int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, int source, xchg_c
                     int *hint);
 /* A call of the settled shape in slot `slot` that skipped selection (a memorised call).
  * XCHG_TICK_ON: run the settled choice; XCHG_TICK_RELEARN: the shape is probed again from this
- * call on (the caller selects anew, and xchg_learn_pick takes this call's step);
+ * call on, or its settled choice changed at this call (a stored verdict that waited for its
+ * set-up): the caller selects anew, and xchg_learn_pick takes this call's step;
  * XCHG_TICK_WATCH: run the settled choice and report its time (xchg_learn_record, slot).
  * Every call of a shape counts exactly once, on whichever path it takes, so every rank watches
  * and learns again at the same call. */

@@ -24,11 +24,20 @@
  * in every round whatever its prediction, and only once when it is expected to cost more than
  * twice the best.
  *
+ * Set-up: a candidate whose first call must make or grow the node's shared segment (shim/learn.c
+ * marks it) pays a one-time cost that no timed call sees: 0.2 ms to make a segment, 1 ms to
+ * grow one to 2 MiB on a 2-core VM, where the calls cost tens of microseconds. A shape that is
+ * made a few times never pays it back (HPCC's MPIFFT times one FFT, whose three all-to-alls were
+ * the program's first of their size), so such a candidate waits until the shape's setup_after-th
+ * call: it is not the round's first probe, the round settles without it and starts again at that
+ * call, and a stored verdict for it runs native until then.
+ *
  * The allowance: over the first budget_calls calls of a shape, probes may cost at most
  * budget_share of that many calls of the reference, the better of native and the models'
  * choice as measured (what a user would get without learning, or with the models alone). A
  * probe's cost is its calls times its excess over the reference.
  */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -49,9 +58,17 @@ const xchg_lp_constants_t xchg_lp_constants = {
     .watch_first = 17,     /* odd: the timed calls do not lock onto a cycle of the program */
     .watch_max = 257,
     .drift = 1.25,         /* beyond the scatter of calls of one algorithm over minutes */
+    .setup_after = 16,     /* a shape made 16 times is one the program repeats: a set-up worth
+                            * tens of its calls is paid back */
 };
 
 #define C xchg_lp_constants
+
+/* c must wait: it needs a set-up, and the shape has made too few calls yet. */
+static int waits(const xchg_lp_t *lp, int c)
+{
+    return lp->cand[c].setup && lp->calls < C.setup_after;
+}
 
 /* The best measured time (s) among the probed candidates, or 0 when none is. */
 static double best_measured(const xchg_lp_t *lp)
@@ -139,6 +156,7 @@ static void begin_round(xchg_lp_t *lp, int first)
     lp->phase = XCHG_LP_PROBING;
     lp->round_calls = 0;
     lp->spent = 0.0;
+    lp->deferred = 0;
     for (int c = 0; c < lp->ncand; c++)
         lp->cand[c].skipped = 0;
     lp->winner = first;
@@ -152,7 +170,7 @@ void xchg_lp_start(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int fir
     memcpy(lp->cand, cand, (size_t)lp->ncand * sizeof *cand);
     for (int c = 0; c < lp->ncand; c++)
         lp->cand[c].measured = 0.0;
-    if (first < 0 || first >= lp->ncand)
+    if (first < 0 || first >= lp->ncand || waits(lp, first))
         first = 0;
     begin_round(lp, first);
     if (lp->ncand == 1) { /* native alone: nothing to learn */
@@ -189,10 +207,15 @@ static void settle(xchg_lp_t *lp)
                                   : lp->cand[0].measured;
     lp->phase = XCHG_LP_SETTLED;
     lp->known = 0;
-    lp->relearn = lp->relearn == 0                              ? C.relearn_first
-                  : lp->relearn >= C.relearn_max / C.relearn_growth ? C.relearn_max
-                                                                  : lp->relearn * C.relearn_growth;
-    lp->countdown = lp->relearn;
+    if (lp->deferred) { /* a set-up candidate waits: the next round starts when it may run */
+        lp->countdown = C.setup_after > lp->calls ? C.setup_after - lp->calls : 1;
+    } else {
+        lp->relearn = lp->relearn == 0 ? C.relearn_first
+                      : lp->relearn >= C.relearn_max / C.relearn_growth
+                          ? C.relearn_max
+                          : lp->relearn * C.relearn_growth;
+        lp->countdown = lp->relearn;
+    }
     lp->watch_every = lp->rival_s > 0 ? (lp->watch_every ? lp->watch_every : C.watch_first) : 0;
     lp->watch_in = lp->watch_every;
 }
@@ -214,6 +237,10 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
         int calls;
         if (lp->cand[c].measured > 0 || lp->cand[c].skipped)
             continue;
+        if (waits(lp, c)) {
+            lp->deferred = 1;
+            continue;
+        }
         calls = (e > 0 && e >= C.dear_s ? 0 : 1) + samples_for(e);
         if ((e > 0 && best > 0 && e >= C.hopeless * best) ||
             (e > ref && calls * (e - ref) > allowance)) {
@@ -284,10 +311,15 @@ xchg_lp_step_t xchg_lp_call(xchg_lp_t *lp)
 {
     xchg_lp_step_t step = {lp->winner, 0, 0, -1};
 
+    if (lp->calls < UINT_MAX)
+        lp->calls++;
     if (lp->phase == XCHG_LP_SETTLED) {
         if (--lp->countdown == 0)
             relearn(lp);
-        else if (lp->watch_every > 0 && --lp->watch_in == 0) {
+        else if (waits(lp, lp->winner)) { /* a stored verdict that needs a set-up */
+            step.cand = 0;
+            return step;
+        } else if (lp->watch_every > 0 && --lp->watch_in == 0) {
             lp->watch_in = lp->watch_every;
             step.timed = 1;
             step.sample = lp->probe_made++ % XCHG_LP_SAMPLES;

@@ -42,6 +42,8 @@ typedef struct xchg_lp_constants {
     unsigned watch_max;     /* about doubled after every check that found it as fast, up to this */
     double drift;           /* learned again when the watch finds it this many times slower
                               than it was measured, and slower than the rival was */
+    unsigned setup_after;   /* a candidate that must first set something up (the node's shared
+                              segment made or grown) runs from the shape's call this many on */
 } xchg_lp_constants_t;
 
 extern const xchg_lp_constants_t xchg_lp_constants;
@@ -56,6 +58,8 @@ typedef struct xchg_lp_cand {
     int skipped;      /* not probed in this round (hopeless, far, or over the allowance) */
     int shared;       /* 1: moves its data through shared memory (its model prices copies, not
                          messages); native and message algorithms 0 */
+    int setup;        /* 1: its first call sets up what it needs once (makes or grows the node's
+                         shared segment), a cost that only a repeated shape pays back */
 } xchg_lp_cand_t;
 
 /* What a call of the shape does (xchg_lp_call). */
@@ -83,9 +87,13 @@ typedef struct xchg_lp {
     unsigned countdown; /* calls left before it */
     unsigned watch_every, watch_in; /* 0: not watched */
     int known;          /* settled from a stored verdict, not by probes */
+    unsigned calls;     /* the shape's calls so far (saturating) */
+    int deferred;       /* this round passed over a set-up candidate (too few calls yet) */
 } xchg_lp_t;
 
-/* Start learning a shape: ncand candidates (cand[0] native), first the models' choice. */
+/* Start learning a shape: ncand candidates (cand[0] native), first the models' choice. A
+ * candidate marked setup runs only from the shape's setup_after-th call: until then its
+ * probe waits (native is probed first in its place) and, as a stored verdict, native runs. */
 void xchg_lp_start(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first);
 /* Start a shape settled on cand `winner` from a stored verdict (a cached table rule): it runs
  * unwatched and is probed after relearn_known calls. */

@@ -10,7 +10,7 @@
  * native many times slower than the models' choice costs one call more than the allowance);
  * probes a dear native with one call; skips hopeless candidates; learns again after 128 calls
  * and after a drift seen by the watch; a stored verdict runs unwatched and is probed after 1024
- * calls; with noisy calls it picks the faster of two candidates 25 % apart in 85 % of runs.
+ * calls; a candidate that needs a set-up runs from the shape's 16th call; with noisy calls it picks the faster of two candidates 25 % apart in 85 % of runs.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -224,7 +224,7 @@ int main(void)
     }
     /* a stored verdict: unwatched, probed after 1024 calls */
     {
-        xchg_lp_cand_t cand[2] = {{0, {0}, 2e-6, 0, 0, 0}, {1, {0}, 1e-6, 0, 0, 0}};
+        xchg_lp_cand_t cand[2] = {{0, {0}, 2e-6, 0, 0, 0, 0}, {1, {0}, 1e-6, 0, 0, 0, 0}};
         xchg_lp_step_t step;
         int timed = 0, n = 0;
         xchg_lp_start_known(&s.lp, cand, 2, 1);
@@ -252,9 +252,45 @@ int main(void)
         }
         CHECK(right >= runs * 85 / 100, "noise: the faster won %d of %d runs", right, runs);
     }
+    /* set-up: the models' choice (twice as fast as native) must first make the node's segment:
+     * it runs from the shape's setup_after-th call, not before; native runs the calls before
+     * it, and the shape settles on it after */
+    {
+        double truth[3] = {2e-6, 1e-6, 1.5e-6}, pred[3] = {2e-6, 1e-6, 1.5e-6};
+        unsigned after = xchg_lp_constants.setup_after;
+        int early = 0, first_run = 0;
+        xchg_lp_cand_t marked[3];
+        sim_start(&s, 3, truth, pred, 1);
+        memcpy(marked, s.lp.cand, sizeof marked);
+        marked[1].setup = 1;
+        xchg_lp_start(&s.lp, marked, 3, 1); /* again, with the mark */
+        while (s.calls < 300) {
+            int c = sim_call(&s);
+            if (c == 1 && first_run == 0)
+                first_run = s.calls;
+            early += c == 1 && (unsigned)s.calls < after;
+        }
+        CHECK(early == 0 && first_run >= (int)after && first_run <= (int)after + 8,
+              "set-up: ran %d calls before call %u, first at call %d", early, after, first_run);
+        CHECK(s.lp.winner == 1, "set-up: winner %d, want 1", s.lp.winner);
+    }
+    /* a stored verdict that needs a set-up: native until the shape's setup_after-th call, then
+     * the verdict on every call */
+    {
+        xchg_lp_cand_t cand[2] = {{0, {0}, 2e-6, 0, 0, 0, 0}, {1, {0}, 1e-6, 0, 0, 1, 1}};
+        unsigned after = xchg_lp_constants.setup_after;
+        int wrong = 0;
+        xchg_lp_start_known(&s.lp, cand, 2, 1);
+        for (unsigned n = 1; n <= 200; n++) {
+            xchg_lp_step_t step = xchg_lp_call(&s.lp);
+            wrong += step.cand != (n < after ? 0 : 1) || step.timed;
+        }
+        CHECK(wrong == 0, "known set-up: %d calls ran other than native before call %u and the "
+              "verdict from it", wrong, after);
+    }
     /* native alone: settled at once, never timed */
     {
-        xchg_lp_cand_t cand[1] = {{0, {0}, 1e-6, 0, 0, 0}};
+        xchg_lp_cand_t cand[1] = {{0, {0}, 1e-6, 0, 0, 0, 0}};
         int timed = 0;
         xchg_lp_start(&s.lp, cand, 1, 0);
         for (int i = 0; i < 1000; i++)
