@@ -24,9 +24,9 @@
  * in every round whatever its prediction, and only once when it is expected to cost more than
  * twice the best.
  *
- * Set-up: a candidate whose first call must make or grow the node's shared segment (shim/learn.c
- * marks it) pays a one-time cost that no timed call sees: 0.2 ms to make a segment, 1 ms to
- * grow one to 2 MiB on a 2-core VM, where the calls cost tens of microseconds. A shape that is
+ * Set-up: a candidate whose first call must make or grow the node's shared segment to a large
+ * size (shim/learn.c marks it) pays a one-time cost that no timed call sees: 1.4 ms to grow one
+ * to 2 MiB on a 2-core VM, where the calls cost tens of microseconds. A shape that is
  * made a few times never pays it back (HPCC's MPIFFT times one FFT, whose three all-to-alls were
  * the program's first of their size), so such a candidate waits until the shape's setup_after-th
  * call: it is not the round's first probe, the round settles without it and starts again at that
