@@ -42,6 +42,7 @@ typedef struct xchg_lp_constants {
     unsigned watch_max;     /* about doubled after every check that found it as fast, up to this */
     double drift;           /* learned again when the watch finds it this many times slower
                               than it was measured, and slower than the rival was */
+    int native_warmup;      /* untimed calls before native's timed ones, unless dear */
     unsigned setup_after;   /* a candidate that must first set something up (the node's shared
                               segment made or grown) runs from the shape's call this many on */
 } xchg_lp_constants_t;
