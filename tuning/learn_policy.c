@@ -59,6 +59,7 @@ const xchg_lp_constants_t xchg_lp_constants = {
     .watch_max = 257,
     .drift = 1.25,         /* beyond the scatter of calls of one algorithm over minutes */
     .native_warmup = 2,    /* the MPI library's first calls on a communicator set it up */
+    .recheck_cold = 32,    /* soon, yet after a short-lived shape's calls */
     .setup_after = 16,     /* a shape made 16 times is one the program repeats: a set-up worth
                             * tens of its calls is paid back */
 };
@@ -158,6 +159,8 @@ static void begin_round(xchg_lp_t *lp, int first)
     lp->round_calls = 0;
     lp->spent = 0.0;
     lp->deferred = 0;
+    lp->native_cold = 0;
+    lp->rounds++;
     for (int c = 0; c < lp->ncand; c++)
         lp->cand[c].skipped = 0;
     lp->winner = first;
@@ -210,6 +213,8 @@ static void settle(xchg_lp_t *lp)
     lp->known = 0;
     if (lp->deferred) { /* a set-up candidate waits: the next round starts when it may run */
         lp->countdown = C.setup_after > lp->calls ? C.setup_after - lp->calls : 1;
+    } else if (lp->native_cold && lp->winner != 0) { /* native read from one cold call */
+        lp->countdown = C.recheck_cold;
     } else {
         lp->relearn = lp->relearn == 0 ? C.relearn_first
                       : lp->relearn >= C.relearn_max / C.relearn_growth
@@ -257,12 +262,14 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
 }
 
 /* Native is probed in every round (file header), with as many calls as the allowance pays for
- * at its expected excess over the reference. When it is expected to cost more than twice the
- * best or the allowance pays for no more, a dear call (dear_s up) is timed once with no
- * warm-up, and a cheaper one gets native_warmup untimed calls and one timed call (otherwise
- * its warm-up grows to native_warmup within the same calls, one timed call fewer): the MPI
- * library sets a communicator up in its first calls (MPICH's alltoallv of 128 KiB at 2 ranks
- * took 53, 20, then 10 us), and one cold call read native 5 times slower than it runs. */
+ * at its expected excess over the reference, its warm-up grown to native_warmup within those
+ * calls where they allow (one timed call fewer). When it is expected to cost more than twice
+ * the best or the allowance pays for no more, it is timed once with no warm-up: a dear call
+ * (dear_s up) in every round, a cheaper one in the shape's first round only, where a short-lived
+ * shape cannot pay for more. Such a cold call can read native several times slower than it
+ * runs (the MPI library sets a communicator up in its first calls: MPICH's alltoallv of 128 KiB
+ * at 2 ranks took 53, 20, then 10 us), so a round that settles against it is checked again after
+ * recheck_cold calls, where native gets native_warmup untimed calls and one timed call. */
 static void fit_native(xchg_lp_t *lp, double expect, double ref)
 {
     double allowance = C.budget_share * C.budget_calls * ref - lp->spent;
@@ -272,9 +279,10 @@ static void fit_native(xchg_lp_t *lp, double expect, double ref)
     if (calls < lp->probe_calls)
         lp->probe_calls = calls < 1 ? 1 : calls;
     if (lp->probe_calls < 2 || (expect > 0 && expect > 2 * best_measured(lp))) {
-        int dear = expect > 0 && expect >= C.dear_s;
-        lp->probe_warmup = dear ? 0 : C.native_warmup;
+        int dear = expect > 0 && expect >= C.dear_s, cold = !dear && lp->rounds <= 1;
+        lp->probe_warmup = dear || cold ? 0 : C.native_warmup;
         lp->probe_calls = lp->probe_warmup + 1;
+        lp->native_cold = cold;
     } else {
         while (lp->probe_warmup > 0 && lp->probe_warmup < C.native_warmup &&
                lp->probe_calls - lp->probe_warmup > 1)

@@ -43,6 +43,8 @@ typedef struct xchg_lp_constants {
     double drift;           /* learned again when the watch finds it this many times slower
                               than it was measured, and slower than the rival was */
     int native_warmup;      /* untimed calls before native's timed ones, unless dear */
+    unsigned recheck_cold;  /* calls before a round that settled against native timed by one
+                              cold call is probed again */
     unsigned setup_after;   /* a candidate that must first set something up (the node's shared
                               segment made or grown) runs from the shape's call this many on */
 } xchg_lp_constants_t;
@@ -90,6 +92,8 @@ typedef struct xchg_lp {
     int known;          /* settled from a stored verdict, not by probes */
     unsigned calls;     /* the shape's calls so far (saturating) */
     int deferred;       /* this round passed over a set-up candidate (too few calls yet) */
+    int native_cold;    /* this round timed native by one call without warm-up */
+    unsigned rounds;    /* probe rounds begun */
 } xchg_lp_t;
 
 /* Start learning a shape: ncand candidates (cand[0] native), first the models' choice. A
