@@ -154,19 +154,15 @@ static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *
 
 /* The bytes a call puts through its node's segment in one pass, as the shm algorithms reserve
  * them (alltoall: every block of the node's ranks; allgather: every block once; alltoallv: its
- * counts' header, the least it reserves), capped at what a segment may hold. */
-static size_t segment_need(const xchg_ctx_t *ctx, const xchg_call_t *call)
+ * counts' header, the least it reserves). */
+static size_t segment_need(const xchg_call_t *call)
 {
-    size_t p = (size_t)call->comm_size, b = call->block_bytes, need, limit;
-    limit = ctx->topo.shm_bytes > ctx->topo.node_shm_bytes ? ctx->topo.shm_bytes
-                                                            : ctx->topo.node_shm_bytes;
+    size_t p = (size_t)call->comm_size, b = call->block_bytes;
     if (call->coll == XCHG_ALLTOALL)
-        need = b <= SIZE_MAX / (p * p) ? p * p * b : SIZE_MAX;
-    else if (call->coll == XCHG_ALLGATHER)
-        need = b <= SIZE_MAX / p ? p * b : SIZE_MAX;
-    else
-        need = 0;
-    return need < limit ? need : limit;
+        return b <= SIZE_MAX / (p * p) ? p * p * b : SIZE_MAX;
+    if (call->coll == XCHG_ALLGATHER)
+        return b <= SIZE_MAX / p ? p * b : SIZE_MAX;
+    return 0;
 }
 
 /* Mark the candidates whose first call must make or grow the context's segment to halves of
@@ -180,11 +176,9 @@ static size_t segment_need(const xchg_ctx_t *ctx, const xchg_call_t *call)
 static void mark_setup(const xchg_ctx_t *ctx, const xchg_call_t *call, xchg_lp_cand_t *cand,
                        int ncand)
 {
-    size_t need = segment_need(ctx, call);
-    int grows = !ctx->shm_failed && need > DEAR_HALF &&
-                (!ctx->shm || (!ctx->shm->capped && ctx->shm->half_bytes < need));
+    int dear = xchg_shm_new_half(ctx, segment_need(call)) > DEAR_HALF;
     for (int c = 1; c < ncand; c++)
-        cand[c].setup = grows && xchg_algos[cand[c].algo].shared_memory;
+        cand[c].setup = dear && xchg_algos[cand[c].algo].shared_memory;
 }
 
 /* The slot of a shape: found, or a new one started with its candidates. */

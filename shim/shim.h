@@ -108,6 +108,9 @@ int xchg_channel_count(void); /* channels this process holds */
 struct xchg_learning *xchg_channel_learning(xchg_ctx_t *ctx);
 /* shm.c: a context's shared segment (xchg_ctx_t.shm_reserve; collective), and its release */
 int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes);
+/* The halves that xchg_shm_reserve(ctx, bytes) would make the node's segment: 0 when it makes
+ * none (the segment serves as it is, or cannot grow), else their size. Agreed on all ranks. */
+size_t xchg_shm_new_half(const xchg_ctx_t *ctx, size_t bytes);
 void xchg_shm_free(xchg_ctx_t *ctx);
 
 /* select.c and learn.c */

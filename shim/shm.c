@@ -216,24 +216,39 @@ static void shm_say_none(const xchg_ctx_t *ctx, size_t bytes)
     fflush(stderr);
 }
 
+static size_t shm_limit(const xchg_ctx_t *ctx)
+{
+    return ctx->topo.shm_bytes > ctx->topo.node_shm_bytes ? ctx->topo.shm_bytes
+                                                          : ctx->topo.node_shm_bytes;
+}
+
+size_t xchg_shm_new_half(const xchg_ctx_t *ctx, size_t bytes)
+{
+    size_t limit = shm_limit(ctx), half = SHM_FIRST;
+
+    if (ctx->shm_failed || limit == 0)
+        return 0;
+    bytes = bytes > limit ? limit : bytes;
+    if (ctx->shm && (ctx->shm->half_bytes >= bytes || ctx->shm->capped))
+        return 0;
+    while (half < bytes)
+        half *= 2;
+    return half > limit ? limit : half;
+}
+
 int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes)
 {
-    size_t limit = ctx->topo.shm_bytes > ctx->topo.node_shm_bytes ? ctx->topo.shm_bytes
-                                                                  : ctx->topo.node_shm_bytes;
-    size_t half = SHM_FIRST, total;
+    size_t half, total;
     char created[SHM_NAME_BYTES], *base;
     xchg_shm_t *shm;
     uint64_t failed;
     int room, rc;
 
-    if (ctx->shm_failed || limit == 0)
+    if (ctx->shm_failed || shm_limit(ctx) == 0)
         return MPI_ERR_OTHER;
-    bytes = bytes > limit ? limit : bytes;
-    if (ctx->shm && (ctx->shm->half_bytes >= bytes || ctx->shm->capped))
+    half = xchg_shm_new_half(ctx, bytes);
+    if (half == 0)
         return MPI_SUCCESS;
-    while (half < bytes)
-        half *= 2;
-    half = half > limit ? limit : half;
     total = XCHG_SHM_CONTROL + 2 * half;
 
     /* map the node's new segment, agree that every rank has one, unlink its name */

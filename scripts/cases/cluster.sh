@@ -230,18 +230,19 @@ cluster_ring_rate_case() {
 
 # ---- the cases ----
 
-cluster_cases() {
-    local names name wanted=0 why i n set
-    mapfile -t names < <(cluster_case_names)
-    for name in "${names[@]}"; do
+# A session on the emulated cluster for the cases named in the arguments: 0 when the cluster is
+# ours for the duration (the session lock held, torn down on exit), 1 when none of the cases is
+# wanted or the cluster cannot run here (each case is then registered, and skipped with the
+# reason). cluster_session_close ends it. Used here and by scripts/cases/node.sh.
+cluster_session_open() {
+    local name wanted=0 why
+    for name in "$@"; do
         if [ -z "$ONLY" ] || [[ $name =~ $ONLY ]]; then wanted=1; fi
     done
     if [ $wanted -eq 0 ]; then
-        for name in "${names[@]}"; do begin_case "$name"; done
-        return 0
+        for name in "$@"; do begin_case "$name"; done
+        return 1
     fi
-
-    # can it run here, and is the cluster ours for the duration?
     why=$("$cluster_script" check 2>&1) || why=${why#cluster: unavailable: }
     [ "$why" = "cluster: available" ] && why=""
     if [ -z "$why" ]; then
@@ -252,15 +253,27 @@ cluster_cases() {
         fi
     fi
     if [ -n "$why" ]; then
-        for name in "${names[@]}"; do
+        for name in "$@"; do
             begin_case "$name" && skip "$name" "$why"
         done
-        return 0
+        return 1
     fi
     cluster_torn=0
     trap cluster_teardown EXIT
     trap 'cluster_teardown; exit 130' INT
     trap 'cluster_teardown; exit 143' TERM
+}
+
+cluster_session_close() {
+    cluster_teardown
+    trap - EXIT INT TERM
+    exec {cluster_lock_fd}>&-
+}
+
+cluster_cases() {
+    local names name i n set
+    mapfile -t names < <(cluster_case_names)
+    cluster_session_open "${names[@]}" || return 0
 
     for ((i = 0; i < ${#cluster_layouts[@]}; i++)); do
         cluster_layout_case "${cluster_layouts[i]}"
@@ -278,9 +291,7 @@ cluster_cases() {
     cluster_star_rate_case
     cluster_ring_rate_case
 
-    cluster_teardown
-    trap - EXIT INT TERM
-    exec {cluster_lock_fd}>&-
+    cluster_session_close
     name="cluster torn down: no namespace, interface or hosts entry left"
     if begin_case "$name"; then
         local left

@@ -208,40 +208,18 @@ node_cluster_name() { # NODES PLACE PROGRAM LEADERS
 }
 
 node_cluster_cases() {
-    local names=() run wanted=0 why nodes place prog leaders vars
+    local names=() run name nodes place prog leaders vars
     for run in "${node_cluster_runs[@]}"; do
         # shellcheck disable=SC2086
         names+=("$(node_cluster_name $run)")
     done
-    for name in "${names[@]}"; do
-        if [ -z "$ONLY" ] || [[ $name =~ $ONLY ]]; then wanted=1; fi
-    done
-    if [ $wanted -eq 0 ]; then
-        for name in "${names[@]}"; do begin_case "$name"; done
-        return 0
-    fi
-    why=$("$root/scripts/cluster" check 2>&1) || why=${why#cluster: unavailable: }
-    [ "$why" = "cluster: available" ] && why=""
-    if [ -z "$why" ] && ! declare -F cluster_launch >/dev/null; then
-        why="scripts/cases/cluster.sh's helpers are not loaded"
-    fi
-    if [ -z "$why" ]; then
-        exec {node_lock_fd}>>/run/lock/xchg-cluster.session 2>/dev/null ||
-            why="cannot open /run/lock/xchg-cluster.session"
-        if [ -z "$why" ] && ! flock -w 600 "$node_lock_fd"; then
-            why="another cluster session has held /run/lock/xchg-cluster.session for 10 minutes"
-        fi
-    fi
-    if [ -n "$why" ]; then
+    if ! declare -F cluster_session_open >/dev/null; then
         for name in "${names[@]}"; do
-            begin_case "$name" && skip "$name" "$why"
+            begin_case "$name" && skip "$name" "scripts/cases/cluster.sh's helpers are not loaded"
         done
         return 0
     fi
-    cluster_torn=0
-    trap cluster_teardown EXIT
-    trap 'cluster_teardown; exit 130' INT
-    trap 'cluster_teardown; exit 143' TERM
+    cluster_session_open "${names[@]}" || return 0
     for run in "${node_cluster_runs[@]}"; do
         read -r nodes place prog leaders <<<"$run"
         name=$(node_cluster_name "$nodes" "$place" "$prog" "$leaders")
@@ -272,9 +250,7 @@ node_cluster_cases() {
         fi
         report_launch "$name" "$start" "$log"
     done
-    cluster_teardown
-    trap - EXIT INT TERM
-    exec {node_lock_fd}>&-
+    cluster_session_close
 }
 
 node_cluster_cases
