@@ -3,15 +3,15 @@
 # and with the library preloaded. The harness is built with everything else (make all);
 # bench/fft3d needs FFTW's MPI interface and is built by mk/bench-apps.mk.
 #
-#   make bench-progs   $(BUILD)/bench/harness
+#   make bench-progs   $(BUILD)/bench/harness, $(BUILD)/bench/comm_cycle
 
 BENCH_HARNESS := $(BUILD)/bench/harness
 
 .PHONY: bench-progs fmt-bench
 all: bench-progs
-bench-progs: $(BENCH_HARNESS)
+bench-progs: $(BENCH_HARNESS) $(BUILD)/bench/comm_cycle
 
-$(BUILD)/bench/harness: bench/harness.c
+$(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $<
 

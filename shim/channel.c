@@ -26,6 +26,15 @@
  * or on pass-through. A channel goes when its last context goes (the user's MPI_Comm_free, which
  * every rank of the communicator makes, or MPI_Finalize).
  *
+ * What its contexts learned outlives it: a program that makes and frees communicators of one
+ * group again and again (a library's duplicate per plan, a harness's per test) learns once. The
+ * learning domain of a channel that goes is kept, with the channel's agreed id as its origin
+ * (at most ORPHANS of them, the oldest dropped first), and a new channel for the same group
+ * adopts it when every rank proposes the same origin (one more pair of values in the allreduce
+ * that agrees on the new channel's id). The domain's state advanced with the same calls on every
+ * rank, so ranks that kept the same origin hold the same state; where any rank dropped it, none
+ * adopts it. Only memory is kept: no communicator, so no context id of the MPI library.
+ *
  * Tags: slot s uses tags 2 s (the rounds' messages) and 2 s + 1; with CHANNEL_SLOTS 16000 they
  * stay below 32000, under 32767, the least MPI_TAG_UB that the MPI standard allows, which the
  * shared segments' waits probe for progress (algos/shm.c: no message carries it). Messages of two
@@ -45,6 +54,7 @@
 #define CHANNELS_MAX 16     /* channels a process holds: each costs the program a context id */
 #define SLOT_TRIES 6        /* agreements on a slot before a new channel is made instead */
 #define SLOT_WORDS (CHANNEL_SLOTS / 64)
+#define ORPHANS 8           /* learning domains kept from channels that went (a few KiB each) */
 
 typedef struct xchg_channel {
     MPI_Comm comm;
@@ -60,6 +70,80 @@ typedef struct xchg_channel {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static xchg_channel_t *channels;
 static int nchannels;
+
+/* A learning domain kept from a channel that went (file header). */
+typedef struct xchg_orphan {
+    MPI_Group group; /* MPI_GROUP_NULL: the entry is free */
+    uint64_t origin; /* the agreed id of the channel it came from */
+    xchg_learning_t *learning;
+} xchg_orphan_t;
+
+static xchg_orphan_t orphans[ORPHANS]; /* under lock; the oldest at the lowest index */
+static int norphans;
+static int closing; /* MPI_Finalize began: nothing more is kept */
+
+/* Drop orphan i (lock held); its group and domain go to *group and *learning for freeing. */
+static void orphan_take(int i, MPI_Group *group, xchg_learning_t **learning)
+{
+    *group = orphans[i].group;
+    *learning = orphans[i].learning;
+    memmove(&orphans[i], &orphans[i + 1], (size_t)(norphans - i - 1) * sizeof orphans[0]);
+    norphans--;
+}
+
+/* Keep a going channel's domain (its group and learning are the orphan's from here on). */
+static void orphan_keep(MPI_Group group, uint64_t origin, xchg_learning_t *learning)
+{
+    MPI_Group old_group = MPI_GROUP_NULL;
+    xchg_learning_t *old_learning = NULL;
+    pthread_mutex_lock(&lock);
+    if (norphans == ORPHANS)
+        orphan_take(0, &old_group, &old_learning);
+    orphans[norphans].group = group;
+    orphans[norphans].origin = origin;
+    orphans[norphans].learning = learning;
+    norphans++;
+    pthread_mutex_unlock(&lock);
+    if (old_group != MPI_GROUP_NULL)
+        PMPI_Group_free(&old_group);
+    free(old_learning);
+}
+
+/* The origin of the kept domain for group, or 0 when none is kept. */
+static uint64_t orphan_origin(MPI_Group group)
+{
+    uint64_t origin = 0;
+    pthread_mutex_lock(&lock);
+    for (int i = norphans - 1; i >= 0 && !origin; i--) {
+        int same = MPI_UNEQUAL;
+        if (PMPI_Group_compare(group, orphans[i].group, &same) == MPI_SUCCESS && same == MPI_IDENT)
+            origin = orphans[i].origin;
+    }
+    pthread_mutex_unlock(&lock);
+    return origin;
+}
+
+/* The kept domain of that origin, taken out of the kept ones (NULL when none is kept). With
+ * adopt 0 it is freed instead: the ranks did not all keep it. */
+static xchg_learning_t *orphan_claim(uint64_t origin, int adopt)
+{
+    MPI_Group group = MPI_GROUP_NULL;
+    xchg_learning_t *learning = NULL;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < norphans; i++)
+        if (orphans[i].origin == origin) {
+            orphan_take(i, &group, &learning);
+            break;
+        }
+    pthread_mutex_unlock(&lock);
+    if (group != MPI_GROUP_NULL)
+        PMPI_Group_free(&group);
+    if (!adopt) {
+        free(learning);
+        learning = NULL;
+    }
+    return learning;
+}
 
 /* A random 64-bit number that differs between processes and calls. */
 static uint64_t random64(void)
@@ -112,8 +196,16 @@ static void release(xchg_channel_t *c)
     pthread_mutex_unlock(&lock);
     if (last) {
         PMPI_Comm_free(&c->comm);
-        PMPI_Group_free(&c->group);
-        free(c->learning);
+        int keep;
+        pthread_mutex_lock(&lock);
+        keep = c->learning && !closing;
+        pthread_mutex_unlock(&lock);
+        if (keep) {
+            orphan_keep(c->group, c->id, c->learning);
+        } else {
+            PMPI_Group_free(&c->group);
+            free(c->learning);
+        }
         free(c);
     }
 }
@@ -178,7 +270,9 @@ static xchg_channel_t *create(MPI_Comm comm, MPI_Group group)
     xchg_channel_t *c = calloc(1, sizeof *c);
     MPI_Errhandler user;
     MPI_Comm dup = MPI_COMM_NULL;
-    uint64_t id = random64() | 1, agreed = 0;
+    /* the new channel's id proposals, and the origin of the domain this rank kept for the group
+     * (as its largest and, complemented, its least: equal when every rank kept the same one) */
+    uint64_t origin = orphan_origin(group), mine[3] = {random64() | 1, origin, ~origin}, agreed[3];
     int made, all = 0;
 
     PMPI_Comm_get_errhandler(comm, &user);
@@ -189,7 +283,7 @@ static xchg_channel_t *create(MPI_Comm comm, MPI_Group group)
     made = made && c != NULL;
     if (PMPI_Allreduce(&made, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
         all = 0;
-    if (all && PMPI_Allreduce(&id, &agreed, 1, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+    if (all && PMPI_Allreduce(mine, agreed, 3, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
         all = 0;
     if (!all) {
         if (dup != MPI_COMM_NULL)
@@ -197,10 +291,12 @@ static xchg_channel_t *create(MPI_Comm comm, MPI_Group group)
         free(c);
         return NULL;
     }
+    if (origin) /* adopted where every rank kept the same domain, else dropped */
+        c->learning = orphan_claim(origin, agreed[1] == origin && agreed[2] == ~origin);
     PMPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     c->comm = dup;
     PMPI_Group_union(group, group, &c->group); /* a group of our own */
-    c->id = agreed;
+    c->id = agreed[0];
     c->refs = 1;
     c->nused = 1;
     c->used[0] = 1;
@@ -289,6 +385,25 @@ int xchg_channel_count(void)
     n = nchannels;
     pthread_mutex_unlock(&lock);
     return n;
+}
+
+void xchg_channel_finalize(void)
+{
+    pthread_mutex_lock(&lock);
+    closing = 1;
+    pthread_mutex_unlock(&lock);
+    for (;;) {
+        MPI_Group group = MPI_GROUP_NULL;
+        xchg_learning_t *learning = NULL;
+        pthread_mutex_lock(&lock);
+        if (norphans > 0)
+            orphan_take(norphans - 1, &group, &learning);
+        pthread_mutex_unlock(&lock);
+        if (group == MPI_GROUP_NULL)
+            return;
+        PMPI_Group_free(&group);
+        free(learning);
+    }
 }
 
 xchg_learning_t *xchg_channel_learning(xchg_ctx_t *ctx)

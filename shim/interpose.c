@@ -113,6 +113,7 @@ int MPI_Finalize(void)
         xchg_stats_report();
         xchg_learn_write();
         xchg_cache_store();
+        xchg_channel_finalize();
         xchg_ctx_finalize();
         xchg_type_finalize();
     }

@@ -104,7 +104,10 @@ void xchg_ctx_finalize(void);   /* free the contexts of COMM_WORLD and COMM_SELF
 int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm);
 void xchg_channel_detach(xchg_ctx_t *ctx);
 int xchg_channel_count(void); /* channels this process holds */
-/* The learning domain of ctx's channel (made on first use, freed with the channel), or NULL. */
+/* MPI_Finalize: drop the learning kept from channels that went, and keep none from here on. */
+void xchg_channel_finalize(void);
+/* The learning domain of ctx's channel (made on first use, or adopted from an earlier channel of
+ * the same group, and kept when the channel goes: shim/channel.c), or NULL. */
 struct xchg_learning *xchg_channel_learning(xchg_ctx_t *ctx);
 /* shm.c: a context's shared segment (xchg_ctx_t.shm_reserve; collective), and its release */
 int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes);

@@ -17,7 +17,12 @@
 #    XCHG_TEST_SKEW_TIMES=1: settled shapes must be learned again ("xchg: watch ... -> learn
 #    again"), on every rank at the same call (odd ranks take another path through xchg on
 #    every other call; a rank out of step would deadlock or deliver wrong bytes);
-#  - XCHG_LEARN=0: nothing is learned.
+#  - XCHG_LEARN=0: nothing is learned;
+#  - across communicators: comm_churn makes one call of each collective on each of its 187
+#    duplicates of the world, freeing each before the next, so only learning that outlives a
+#    communicator (shim/channel.c keeps a gone channel's domain for the next one of its group)
+#    ever settles a shape of 2 ranks: XCHG_VERBOSE must show at least one settled shape at p=2
+#    (without the kept domain: none), and every element must be right.
 
 learn_prog=$TESTS/learn_check
 
@@ -147,4 +152,17 @@ if [ -x "$learn_prog" ]; then
     fi
 else
     fail "learn_check" "$learn_prog is not built"
+fi
+
+if [ -x "$TESTS/comm_churn" ]; then
+    name="learning across communicators of one group (comm_churn p=2)"
+    if begin_case "$name"; then
+        preloaded "$log" 2 XCHG_CACHE=0 XCHG_VERBOSE=1 -- "$TESTS/comm_churn"
+        check_launch $? "$log" comm_churn
+        if [ "$outcome" = pass ] && ! grep -aq '^xchg: learn [a-z]* p=2 ' "$log"; then
+            outcome=fail
+            why="no shape of 2 ranks settled: learning did not carry over from one duplicate of the world to the next"
+        fi
+        report_launch "$name" "$start" "$log"
+    fi
 fi
