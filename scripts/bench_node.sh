@@ -123,7 +123,7 @@ on() {
     scripts/xchgrun --mpi="$MPI" --nodes "$nodes" --link "$link" --keep --native "$@" </dev/null
 }
 
-# table CSV COLL: the markdown table of one collective in one cluster's bench.csv: per block the
+# table CSV COLL: the markdown table of one cluster's bench-COLL.csv: per block the
 # median microseconds of every spec, in the order xchg-bench ran them, and each one's ratio to
 # native (below 1: faster); for MPI_Alltoall also the paper's comparison (see the top)
 table() {
@@ -173,7 +173,6 @@ for config in "${configs[@]}"; do
     on "$nodes" "$link" -- "$BUILD/tests/node_layout" --pingpong 4194304 --reps 2 2>&1 |
         { grep -E '^node_layout: (nodes=|pingpong)|finalize guard' || true; } | tee "$dir/ping.txt"
     for coll in ${colls//,/ }; do
-        rm -f "$dir/bench-$coll.csv"
         on "$nodes" "$link" -- "$BUILD/xchg-bench" --coll "$coll" --algos "$(specs "$coll")" \
             --sizes "$sizes" --rounds "$rounds" --time-ms "$time_ms" --warmup "$warmup" \
             --min-iters "$min_iters" -o "$dir/bench-$coll.csv" 2>&1 |

@@ -73,7 +73,7 @@ static int nchannels;
 
 /* A learning domain kept from a channel that went (file header). */
 typedef struct xchg_orphan {
-    MPI_Group group; /* MPI_GROUP_NULL: the entry is free */
+    MPI_Group group; /* its channel's group, now the orphan's */
     uint64_t origin; /* the agreed id of the channel it came from */
     xchg_learning_t *learning;
 } xchg_orphan_t;
@@ -180,10 +180,11 @@ static xchg_channel_t *propose(MPI_Group group)
     return best;
 }
 
-/* Drop a reference; the channel goes with the last one. */
+/* Drop a reference; the channel goes with the last one, and its learning domain is kept (file
+ * header) unless MPI_Finalize began. */
 static void release(xchg_channel_t *c)
 {
-    int last;
+    int last, keep = 0;
     pthread_mutex_lock(&lock);
     last = --c->refs == 0;
     if (last) {
@@ -192,22 +193,19 @@ static void release(xchg_channel_t *c)
             at = &(*at)->next;
         *at = c->next;
         nchannels--;
+        keep = c->learning && !closing;
     }
     pthread_mutex_unlock(&lock);
-    if (last) {
-        PMPI_Comm_free(&c->comm);
-        int keep;
-        pthread_mutex_lock(&lock);
-        keep = c->learning && !closing;
-        pthread_mutex_unlock(&lock);
-        if (keep) {
-            orphan_keep(c->group, c->id, c->learning);
-        } else {
-            PMPI_Group_free(&c->group);
-            free(c->learning);
-        }
-        free(c);
+    if (!last)
+        return;
+    PMPI_Comm_free(&c->comm);
+    if (keep) {
+        orphan_keep(c->group, c->id, c->learning);
+    } else {
+        PMPI_Group_free(&c->group);
+        free(c->learning);
     }
+    free(c);
 }
 
 /* Take slot s on this rank when it is free; 1 on success. */
