@@ -45,9 +45,11 @@
  * number of timed calls.
  *
  * Usage: harness [--sizes LIST] [--colls LIST] [--modes short,steady] [--short-warmup N]
- *                [--short-calls N] [--steady-calls N] [-o FILE]
+ *                [--short-calls N] [--steady-calls N] [--trace 0|1] [-o FILE]
  *   --sizes  block sizes in bytes, with K and M suffixes (1,16,256,4K,64K)
  *   --colls  alltoall,allgather,alltoallv,alltoallv-skewed (default all four, in this order)
+ *   --trace  1: rank 0 also prints each cell's timed calls in order, the slowest rank's time of
+ *            each in us, on stderr ("trace,MODE,COLL,BYTES: t1 t2 ..."), to see learning call by call
  * Bad options: a message naming the option and exit status 2.
  */
 #include <mpi.h>
@@ -68,6 +70,7 @@ typedef struct options {
     int colls[NCOLLS]; /* 1: run this collective */
     int modes[2];      /* short, steady */
     int short_warmup, short_calls, steady_calls;
+    int trace; /* --trace 1: every timed call's slowest-rank time on stderr */
     const char *output;
 } options_t;
 
@@ -320,10 +323,18 @@ static int compare_double(const void *a, const void *b)
 }
 
 /* Rank 0: the CSV line of a cell from the per-call maxima over the ranks (sorted here). */
-static void print_cell(FILE *out, const exchange_t *x, const char *mode, double *slowest, int n)
+static void print_cell(FILE *out, const exchange_t *x, const char *mode, double *slowest, int n,
+                       int trace)
 {
     char workload[32] = "uniform";
     double median;
+
+    if (trace) {
+        fprintf(stderr, "trace,%s,%s,%zu:", mode, coll_names[x->coll], x->block);
+        for (int k = 0; k < n; k++)
+            fprintf(stderr, " %.2f", slowest[k] * 1e6);
+        fprintf(stderr, "\n");
+    }
 
     qsort(slowest, (size_t)n, sizeof *slowest, compare_double);
     median = n % 2 ? slowest[n / 2] : (slowest[n / 2 - 1] + slowest[n / 2]) / 2;
@@ -361,7 +372,7 @@ static void measure(const options_t *opt, FILE *out, int steady, enum coll coll,
         *wrong += run_cell(&x, comm, mode, untimed, timed, elapsed);
         MPI_Reduce(elapsed, slowest, timed, MPI_DOUBLE, MPI_MAX, 0, comm);
         if (x.rank == 0)
-            print_cell(out, &x, mode, slowest, timed);
+            print_cell(out, &x, mode, slowest, timed, opt->trace);
     }
     exchange_free(&x);
     MPI_Comm_free(&comm);
@@ -460,6 +471,8 @@ static const char *parse_options(options_t *opt, int argc, char **argv)
             bad = parse_count(v, 1, &opt->short_calls);
         else if (strcmp(argv[a], "--steady-calls") == 0)
             bad = parse_count(v, 1, &opt->steady_calls);
+        else if (strcmp(argv[a], "--trace") == 0)
+            bad = parse_count(v, 0, &opt->trace);
         else if (strcmp(argv[a], "-o") == 0)
             bad = (opt->output = v) == NULL;
         else
@@ -494,7 +507,7 @@ int main(int argc, char **argv)
             fprintf(stderr,
                     "harness: bad option or value at '%s'\nusage: harness [--sizes LIST] "
                     "[--colls LIST] [--modes short,steady] [--short-warmup N] "
-                    "[--short-calls N] [--steady-calls N] [-o FILE]\n",
+                    "[--short-calls N] [--steady-calls N] [--trace 0|1] [-o FILE]\n",
                     bad);
         MPI_Finalize();
         return 2;
