@@ -10,10 +10,10 @@
 
 int xchg_agree_max(xchg_ctx_t *ctx, uint64_t *vals, int n)
 {
-    uint64_t incoming[8];
+    uint64_t incoming[XCHG_AGREE_MAX];
     int rc = MPI_SUCCESS;
 
-    if (n > 8)
+    if (n > XCHG_AGREE_MAX)
         return MPI_ERR_ARG;
     /* Dissemination: after round s every rank holds the maximum over the 2^(s+1) ranks that
      * precede it, and the maximum is idempotent, so overlaps for p not a power of two are

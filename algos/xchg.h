@@ -159,8 +159,9 @@ typedef struct xchg_msg {
 } xchg_msg_t;
 int xchg_exchange(xchg_ctx_t *ctx, const xchg_msg_t *sends, int nsends, const xchg_msg_t *recvs,
                   int nrecvs);
-/* agree.c: element-wise maximum of n values over all ranks (dissemination, ceil(log2 p) rounds
- * of n * 8 bytes through xchg_exchange). */
+/* agree.c: element-wise maximum of n values (n <= XCHG_AGREE_MAX) over all ranks (dissemination,
+ * ceil(log2 p) rounds of n * 8 bytes through xchg_exchange); MPI_ERR_ARG for more. */
+#define XCHG_AGREE_MAX 16
 int xchg_agree_max(xchg_ctx_t *ctx, uint64_t *vals, int n);
 /* shm.c: passes through the node's shared segment (ctx->shm, reserved first). A pass writes what
  * this rank sends into xchg_shm_half(ctx), synchronises the node (xchg_shm_sync: announces this

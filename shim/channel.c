@@ -64,6 +64,7 @@ typedef struct xchg_channel {
     int nused;    /* slots taken on this rank */
     uint64_t used[SLOT_WORDS];
     xchg_learning_t *learning; /* its contexts' learning domain (shim/learn.c), or NULL */
+    double agreed_s;            /* this rank's time in the allreduce that made the channel */
     struct xchg_channel *next;
 } xchg_channel_t;
 
@@ -272,6 +273,7 @@ static xchg_channel_t *create(MPI_Comm comm, MPI_Group group)
      * (as its largest and, complemented, its least: equal when every rank kept the same one) */
     uint64_t origin = orphan_origin(group), mine[3] = {random64() | 1, origin, ~origin}, agreed[3];
     int made, all = 0;
+    double began;
 
     PMPI_Comm_get_errhandler(comm, &user);
     PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
@@ -281,6 +283,7 @@ static xchg_channel_t *create(MPI_Comm comm, MPI_Group group)
     made = made && c != NULL;
     if (PMPI_Allreduce(&made, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
         all = 0;
+    began = xchg_learn_clock();
     if (all && PMPI_Allreduce(mine, agreed, 3, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
         all = 0;
     if (!all) {
@@ -289,6 +292,7 @@ static xchg_channel_t *create(MPI_Comm comm, MPI_Group group)
         free(c);
         return NULL;
     }
+    c->agreed_s = xchg_learn_clock() - began;
     if (origin) /* adopted where every rank kept the same domain, else dropped */
         c->learning = orphan_claim(origin, agreed[1] == origin && agreed[2] == ~origin);
     PMPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
@@ -411,8 +415,8 @@ xchg_learning_t *xchg_channel_learning(xchg_ctx_t *ctx)
     if (!c)
         return NULL;
     pthread_mutex_lock(&lock);
-    if (!c->learning)
-        c->learning = xchg_learning_new();
+    if (!c->learning && (c->learning = xchg_learning_new()) != NULL)
+        c->learning->agree_local = c->agreed_s; /* an agreement's cost before its first own */
     dom = c->learning;
     pthread_mutex_unlock(&lock);
     return dom;

@@ -28,7 +28,9 @@
  * (xchg_learn_start) and its time is the slowest rank's from there; the probe's time is the
  * median over its calls (the least of the ranks' own times, without a barrier, read a
  * circulant allgather of 1 B on the emulated cluster at 46 us where its calls took 185 us:
- * the last rank to arrive found its data there already). The same goes for the watch.
+ * the last rank to arrive found its data there already). The same goes for the watch. Every
+ * agreement also carries the cost of the domain's previous one, which the policy charges to a
+ * probe (learn_policy.c: for the smallest calls an agreement costs more than the probe's calls).
  *
  * Domains: the shapes of all contexts on one channel (the same group: duplicates of one
  * communicator) are one domain, so that a program with many communicators of one group learns
@@ -105,10 +107,15 @@ static void add(xchg_lp_cand_t *cand, int *n, const xchg_choice_t *c)
 
 /* The shape's candidates (cand[0] native) and the index of the one to probe first (or, for a
  * cached verdict, the settled winner): the decided choice when it is cached or an xchg algorithm
- * (the models' clear win), else the models' best priced candidate, native or not. Starting from the
- * best priced one rather than from native when the models see no clear win costs one probe when
- * native is the faster, and saves one where an xchg algorithm is, which on one node is most small
- * calls: of a short-lived shape's few calls, more then run the winner. */
+ * (the models' clear win); else, when the models see no clear win either way (the best xchg
+ * candidate is priced within XCHG_MODEL_MARGIN of native, above it or below), that candidate;
+ * native first only when the models price it clearly faster. Native is probed in every round
+ * anyway, and probed after a measured candidate its probe is sized by that measurement
+ * (learn_policy.c, fit_native): when the xchg candidate is much the faster, native costs one
+ * call instead of a full probe; when native is the faster, both are probed in full in either
+ * order. On one node the models price a message's start-up and a pass through the segment by
+ * the same beta, so every small call there is such a tie, and most are won by shared memory
+ * (MPICH, 2 ranks: shm 0.14 to 0.23 us against native's 0.26 to 0.45 at 1 B to 256 B). */
 static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *decided,
                       xchg_lp_cand_t *cand, int *first)
 {
@@ -125,8 +132,13 @@ static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *
             best = ranked[i].time;
     }
     *first = 0;
-    if (source == XCHG_FROM_MODEL && d.algo == native && n > 0 && ranked[0].algo != native)
-        d = ranked[0]; /* a cached verdict of native stays native */
+    for (int i = 0; i < n && source == XCHG_FROM_MODEL && d.algo == native; i++) {
+        if (ranked[i].algo == native)
+            continue;
+        if (ranked[i].time <= XCHG_MODEL_MARGIN * cand[0].predicted)
+            d = ranked[i]; /* no clear win either way; a cached verdict of native stays */
+        break;
+    }
     if (d.algo != native) {
         d.time = xchg_algos[d.algo].cost(call, &xchg_config.machine, &d.params);
         add(cand, &ncand, &d);
@@ -359,11 +371,30 @@ static uint64_t to_ns(double seconds)
     return seconds > 0 ? (uint64_t)(seconds * 1e9 + 0.5) : 0;
 }
 
-/* The agreed time of n timed calls (file header, timing). */
-static int agree_time(xchg_ctx_t *ctx, const xchg_shape_t *s, int n, double *agreed)
+/* One agreement of the domain: the element-wise maximum of vals[0 .. n-1], with the cost of the
+ * domain's previous agreement carried in the same exchange (*previous, in seconds; 0 when this
+ * is the domain's first). That cost is the least of the ranks' own times in it: a rank that
+ * arrived early also waited for the others to arrive, the last one to arrive waited for no one,
+ * so its time is the exchange's own. Each rank times its own part of this one for the next. */
+static int agree(xchg_ctx_t *ctx, uint64_t *vals, int n, double *previous)
+{
+    xchg_learning_t *dom = ctx->shim->learning;
+    double began = xchg_learn_clock();
+    int rc;
+
+    vals[n] = UINT64_MAX - to_ns(dom->agree_local); /* the maximum of this is the least time */
+    rc = xchg_agree_max(ctx, vals, n + 1);
+    dom->agree_local = xchg_learn_clock() - began;
+    *previous = (UINT64_MAX - vals[n]) * 1e-9;
+    return rc;
+}
+
+/* The agreed time of n timed calls (file header, timing); *previous as agree() says. */
+static int agree_time(xchg_ctx_t *ctx, const xchg_shape_t *s, int n, double *agreed,
+                      double *previous)
 {
     double durations[XCHG_LP_SAMPLES];
-    uint64_t vals[2 * XCHG_LP_SAMPLES];
+    uint64_t vals[2 * XCHG_LP_SAMPLES + 1];
     int rc;
 
     if (ctx->one_clock) { /* latest start, latest end of each call */
@@ -371,7 +402,7 @@ static int agree_time(xchg_ctx_t *ctx, const xchg_shape_t *s, int n, double *agr
             vals[2 * k] = to_ns(s->starts[k]);
             vals[2 * k + 1] = to_ns(s->ends[k]);
         }
-        rc = xchg_agree_max(ctx, vals, 2 * n);
+        rc = agree(ctx, vals, 2 * n, previous);
         for (int k = 0; k < n; k++)
             durations[k] = vals[2 * k + 1] > vals[2 * k] ? (vals[2 * k + 1] - vals[2 * k]) * 1e-9
                                                          : 1e-9;
@@ -381,7 +412,7 @@ static int agree_time(xchg_ctx_t *ctx, const xchg_shape_t *s, int n, double *agr
     }
     for (int k = 0; k < n; k++) /* the slowest rank's time of each call, from the barrier */
         vals[k] = to_ns(s->ends[k] > s->starts[k] ? s->ends[k] - s->starts[k] : 1e-9);
-    rc = xchg_agree_max(ctx, vals, n);
+    rc = agree(ctx, vals, n, previous);
     for (int k = 0; k < n; k++)
         durations[k] = vals[k] * 1e-9;
     qsort(durations, (size_t)n, sizeof *durations, cmp_double);
@@ -393,9 +424,9 @@ static int agree_time(xchg_ctx_t *ctx, const xchg_shape_t *s, int n, double *agr
 static int watch_done(xchg_ctx_t *ctx, xchg_shape_t *s)
 {
     int winner = s->lp.winner, rc;
-    double agreed, winner_s = s->lp.winner_s, rival_s = s->lp.rival_s;
+    double agreed, previous, winner_s = s->lp.winner_s, rival_s = s->lp.rival_s;
 
-    rc = agree_time(ctx, s, XCHG_LP_SAMPLES, &agreed);
+    rc = agree_time(ctx, s, XCHG_LP_SAMPLES, &agreed, &previous);
     if (rc != MPI_SUCCESS)
         return rc;
     if (xchg_lp_watch_done(&s->lp, agreed)) {
@@ -411,7 +442,7 @@ int xchg_learn_record(xchg_ctx_t *ctx, int slot, double start, double end)
     xchg_learning_t *dom = ctx->shim->learning;
     xchg_shape_t *s = &dom->shapes[slot];
     int probing = s->lp.phase == XCHG_LP_PROBING, rc, n, k = s->step.sample;
-    double agreed, seconds = end - start;
+    double agreed, previous, seconds = end - start;
 
     if (!s->step.timed || k < 0 || k >= XCHG_LP_SAMPLES)
         return MPI_SUCCESS;
@@ -426,10 +457,10 @@ int xchg_learn_record(xchg_ctx_t *ctx, int slot, double start, double end)
     if (!probing)
         return watch_done(ctx, s);
     n = xchg_lp_probe_samples(&s->lp);
-    rc = agree_time(ctx, s, n > 0 ? n : 1, &agreed);
+    rc = agree_time(ctx, s, n > 0 ? n : 1, &agreed, &previous);
     if (rc != MPI_SUCCESS)
         return rc;
-    xchg_lp_probe_done(&s->lp, agreed);
+    xchg_lp_probe_done(&s->lp, agreed, previous);
     if (s->lp.phase == XCHG_LP_SETTLED) {
         dom->epoch++;
         remember(ctx, s);

@@ -37,7 +37,6 @@
 #include "shim.h"
 #include "../tuning/cost.h"
 
-#define XCHG_MODEL_MARGIN 1.5 /* an xchg algorithm must be predicted this many times faster */
 #define XCHG_PROBE 4          /* slots tried per lookup in the decision cache */
 
 /* The model's choice: the fastest xchg algorithm when it beats native by the margin. */

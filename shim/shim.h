@@ -154,6 +154,7 @@ typedef struct xchg_shape {
 typedef struct xchg_learning {
     unsigned epoch; /* bumped whenever learning changes what a call shape runs */
     int next;       /* slot the next new shape takes when all are used */
+    double agree_local; /* this rank's time in the domain's latest agreement (shim/learn.c) */
     xchg_shape_t shapes[XCHG_SHAPES];
 } xchg_learning_t;
 

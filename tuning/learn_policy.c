@@ -35,7 +35,15 @@
  * The allowance: over the first budget_calls calls of a shape, probes may cost at most
  * budget_share of that many calls of the reference, the better of native and the models'
  * choice as measured (what a user would get without learning, or with the models alone). A
- * probe's cost is its calls times its excess over the reference.
+ * probe's cost is its calls times its excess over the reference, plus its agreement: the ranks'
+ * exchange of their times at its end, which no program without learning makes. An agreement
+ * costs about the same whatever the shape (ceil(log2 p) rounds of a few bytes), so for the
+ * smallest calls it is the dearest part of a probe: 0.3 to 1.1 us on MPICH at 2 ranks, where a
+ * call of 1 B through shared memory takes 0.2 us, and 1 to 63 us with Open MPI at 8 ranks on 2
+ * cores, where the calls take 15 to 40 (2-core VM). Its cost is measured (shim/learn.c carries each agreement's time in the
+ * next one) and reaches the policy agreed; until it is known it counts as nothing. With it, a
+ * round of the smallest calls ends after the models' choice and native, and native is then
+ * timed by one cold call (fit_native).
  */
 #include <limits.h>
 #include <math.h>
@@ -80,6 +88,12 @@ static double best_measured(const xchg_lp_t *lp)
         if (lp->cand[c].measured > 0 && (best == 0 || lp->cand[c].measured < best))
             best = lp->cand[c].measured;
     return best;
+}
+
+/* Exploration's cost so far in this round: the probes' excess and their agreements. */
+static double cost_so_far(const xchg_lp_t *lp)
+{
+    return lp->spent + lp->agreements * lp->agree_s;
 }
 
 /* The reference of the allowance: the better of native and the models' choice, as measured
@@ -158,6 +172,7 @@ static void begin_round(xchg_lp_t *lp, int first)
     lp->phase = XCHG_LP_PROBING;
     lp->round_calls = 0;
     lp->spent = 0.0;
+    lp->agreements = 0;
     lp->deferred = 0;
     lp->native_cold = 0;
     lp->rounds++;
@@ -227,11 +242,12 @@ static void settle(xchg_lp_t *lp)
 }
 
 /* The next probe of the round, or -1: native first when not yet measured, then the others by
- * expected time, each unless hopeless or over the allowance. */
+ * expected time, each unless hopeless or its expected excess and agreement overrun what is left
+ * of the allowance. */
 static int next_probe(xchg_lp_t *lp, int first, double *expect)
 {
     double best = best_measured(lp), ref = reference(lp, first);
-    double allowance = C.budget_share * C.budget_calls * ref - lp->spent;
+    double allowance = C.budget_share * C.budget_calls * ref - cost_so_far(lp);
     int pick = -1;
 
     if (lp->cand[0].measured == 0 && !lp->cand[0].skipped) {
@@ -239,7 +255,7 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
         return 0;
     }
     for (int c = 1; c < lp->ncand; c++) {
-        double e = expected(lp, c);
+        double e = expected(lp, c), cost;
         int calls;
         if (lp->cand[c].measured > 0 || lp->cand[c].skipped)
             continue;
@@ -248,8 +264,8 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
             continue;
         }
         calls = (e > 0 && e >= C.dear_s ? 0 : 1) + samples_for(e);
-        if ((e > 0 && best > 0 && e >= C.hopeless * best) ||
-            (e > ref && calls * (e - ref) > allowance)) {
+        cost = calls * (e - ref) + lp->agree_s; /* below 0: a gain within the probe */
+        if ((e > 0 && best > 0 && e >= C.hopeless * best) || (cost > 0 && cost > allowance)) {
             lp->cand[c].skipped = 1;
             continue;
         }
@@ -272,7 +288,7 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
  * recheck_cold calls, where native gets native_warmup untimed calls and one timed call. */
 static void fit_native(xchg_lp_t *lp, double expect, double ref)
 {
-    double allowance = C.budget_share * C.budget_calls * ref - lp->spent;
+    double allowance = C.budget_share * C.budget_calls * ref - cost_so_far(lp) - lp->agree_s;
     int calls = lp->probe_calls;
     if (expect > ref && ref > 0)
         calls = allowance > 0 ? (int)(allowance / (expect - ref)) : 1;
@@ -290,7 +306,7 @@ static void fit_native(xchg_lp_t *lp, double expect, double ref)
     }
 }
 
-void xchg_lp_probe_done(xchg_lp_t *lp, double seconds)
+void xchg_lp_probe_done(xchg_lp_t *lp, double seconds, double agree_s)
 {
     int first = lp->winner; /* during a round: its first probe */
     double ref, expect = 0.0;
@@ -298,6 +314,9 @@ void xchg_lp_probe_done(xchg_lp_t *lp, double seconds)
 
     if (lp->phase != XCHG_LP_PROBING)
         return;
+    if (agree_s > 0)
+        lp->agree_s = agree_s;
+    lp->agreements++;
     lp->cand[lp->current].measured = seconds > 0 ? seconds : 1e-9;
     ref = reference(lp, first);
     if (lp->current != first && seconds > ref)

@@ -11,7 +11,8 @@
  * in the order of their predicted time, scaled by what the probes so far measured against what
  * was predicted, while a candidate can still win and the exploration allowance (a share of the
  * best time so far over the first XCHG_LP_BUDGET_CALLS calls) covers its expected cost. A probe
- * is a warm-up call and a few timed calls, fewer the dearer the call. Then the shape settles
+ * is a warm-up call and a few timed calls, fewer the dearer the call, and ends with an
+ * agreement of the ranks, which the allowance pays for too. Then the shape settles
  * on the fastest (an xchg candidate must beat native by XCHG_LP_MARGIN), is watched on one call
  * in many, and is learned again after growing intervals or when the watch sees it drift.
  */
@@ -83,6 +84,8 @@ typedef struct xchg_lp {
     int probe_warmup;
     int probe_made;   /* calls of it made so far */
     double spent;     /* exploration cost so far: sum over probe calls of (time - best) */
+    int agreements;   /* probes of this round that ended with an agreement */
+    double agree_s;   /* the cost of one agreement, as last measured (0: not yet known) */
     int round_calls;  /* calls since the probe round began */
     int winner;
     double winner_s, rival_s; /* the winner's and the best other side's measured times */
@@ -106,8 +109,9 @@ void xchg_lp_start_known(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, i
 /* The next call of the shape. */
 xchg_lp_step_t xchg_lp_call(xchg_lp_t *lp);
 /* A probe's last call ran: seconds is the agreed time of its timed calls (the ranks' medians,
- * agreed). Settles when no candidate is left worth probing. */
-void xchg_lp_probe_done(xchg_lp_t *lp, double seconds);
+ * agreed); agree_s the agreed cost of an earlier agreement (the domain's latest before this
+ * one, shim/learn.c), 0 when none is known. Settles when no candidate is left worth probing. */
+void xchg_lp_probe_done(xchg_lp_t *lp, double seconds, double agree_s);
 /* The watch's agreed time of the winner: 1 when it drifted (the shape is probed again from its
  * next call), else 0. */
 int xchg_lp_watch_done(xchg_lp_t *lp, double seconds);

@@ -11,7 +11,8 @@
  * probes a dear native with one call; skips hopeless candidates; learns again after 128 calls
  * and after a drift seen by the watch; a stored verdict runs unwatched and is probed after 1024
  * calls; a candidate that needs a set-up runs from the shape's 16th call; a native read from one
- * cold call is probed again soon; with noisy calls it picks the faster of two candidates 25 % apart in 85 % of runs.
+ * cold call is probed again soon; where an agreement costs as much as several calls, a round of
+ * the smallest calls probes only the models' choice and native; with noisy calls it picks the faster of two candidates 25 % apart in 85 % of runs.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ typedef struct sim {
     xchg_lp_t lp;
     double truth[XCHG_LP_MAX]; /* each candidate's true time per call */
     double noise;              /* relative noise of one call, uniform in +-noise */
+    double agree;              /* the cost of one agreement (0: free) */
     double cost;               /* sum of the true times of the calls made */
     int calls, settled_at;
     double samples[XCHG_LP_SAMPLES];
@@ -64,8 +66,9 @@ static int sim_call(sim_t *s)
         double sorted[XCHG_LP_SAMPLES];
         memcpy(sorted, s->samples, sizeof sorted);
         qsort(sorted, (size_t)n, sizeof sorted[0], cmp_double);
+        s->cost += s->agree;
         if (probing)
-            xchg_lp_probe_done(&s->lp, sorted[n / 2]);
+            xchg_lp_probe_done(&s->lp, sorted[n / 2], s->agree);
         else
             xchg_lp_watch_done(&s->lp, sorted[n / 2]);
     }
@@ -313,6 +316,49 @@ int main(void)
             sim_call(&s);
         CHECK(s.lp.winner == 0, "cold native: winner %d after 100 calls, want native",
               s.lp.winner);
+    }
+    /* the smallest calls, where an agreement costs five calls (MPICH, 2 ranks, 1 B: shm 0.2 us,
+     * native 0.3, pairwise 0.35, the ranks' exchange of times up to 1.1 us), all priced alike by the
+     * models: the round ends after the models' choice and one cold call of native, without
+     * the two others (each would cost its calls and an agreement); with free agreements the
+     * same shape probes a third candidate, so the rule is what makes the difference */
+    {
+        double truth[4] = {0.3e-6, 0.2e-6, 0.35e-6, 0.3e-6};
+        double pred[4] = {0.64e-6, 0.64e-6, 0.64e-6, 0.64e-6};
+        int others = 0, free_settled;
+        sim_start(&s, 4, truth, pred, 1);
+        s.lp.cand[1].shared = 1;
+        while (s.calls < 40)
+            others += sim_call(&s) >= 2;
+        free_settled = s.settled_at;
+        sim_start(&s, 4, truth, pred, 1);
+        s.lp.cand[1].shared = 1; /* shm: native is not scaled by its error */
+        s.agree = 1e-6;
+        others = 0;
+        while (s.calls < 40)
+            others += sim_call(&s) >= 2;
+        CHECK(s.lp.winner == 1 && s.settled_at <= 5 && others == 0 && free_settled > 5,
+              "dear agreements: winner %d (want 1) settled at call %d (want <= 5, and > 5 "
+              "with free agreements: %d), %d calls of the other two (want 0)", s.lp.winner,
+              s.settled_at, free_settled, others);
+        /* the allowance then holds but for the agreements of the models' choice and of native,
+         * which every round makes: two in the first round, one in the recheck of the cold
+         * native after recheck_cold calls */
+        CHECK(s.cost <= 1.10 * 40 * 0.2e-6 + 3 * s.agree + 1e-12,
+              "dear agreements: 40 calls cost %.3g us, allowance %.3g us and three agreements",
+              s.cost * 1e6, (1.10 * 40 * 0.2e-6 + 3 * s.agree) * 1e6);
+    }
+    /* agreements dearer than a call (Open MPI, 8 ranks on 2 cores: the calls 15 to 40 us, an
+     * agreement up to 63): a third candidate that the models price alike is not probed either */
+    {
+        double truth[3] = {25.9e-6, 24e-6, 24.1e-6}, pred[3] = {30e-6, 30e-6, 30e-6};
+        int third = 0;
+        sim_start(&s, 3, truth, pred, 1);
+        s.agree = 40e-6;
+        while (s.calls < 40)
+            third += sim_call(&s) == 2;
+        CHECK(third == 0 && s.lp.winner == 1, "8 ranks on 2 cores: %d calls of the third "
+              "candidate (want 0), winner %d (want 1)", third, s.lp.winner);
     }
     /* native alone: settled at once, never timed */
     {
