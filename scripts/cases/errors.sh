@@ -12,7 +12,10 @@
 #   - natively, the reference (every case must be reached, no data check may fail);
 #   - preloaded under auto, and once per launch forcing one spec of every algorithm name of
 #     tests/configs/*.conf for each collective (zipped as run_tests.sh zips them, native
-#     included; XCHG_STRICT=1, and the stats must show every forced algorithm).
+#     included; XCHG_STRICT=1, and the stats must show every forced algorithm);
+#   - preloaded with all three collectives forced to node across two emulated nodes
+#     (XCHG_NODES=2,1), where the erroneous rank and a leader waiting for its node's data may
+#     be on different nodes.
 # Per case and rank, against the native run: a rank must return within the native time (the
 # slowest native rank that returned, in that case) plus a second; a rank whose own arguments
 # are wrong ("signature") or that receives a longer message than it asked for ("receiver")
@@ -158,6 +161,50 @@ errors_pick() {
     echo "$1"
 }
 
+# errors_mode PROG NAME [COLL=SPEC...]: one preloaded case of PROG against the native
+# reference: auto when no COLL=SPEC is given, else each collective forced to its SPEC under
+# XCHG_STRICT=1 (the stats must show every forced algorithm but native); NAME empty: one made
+# from the specs. XCHG_NODES, when set in the caller's environment, is passed on and named.
+errors_mode() {
+    local prog=$1 name=$2 vars=(XCHG_WAIT=yield XCHG_STATS=1) forced=() may_hang pair cases
+    shift 2
+    forced=("$@")
+    if [ ${#forced[@]} -eq 0 ]; then
+        may_hang="alltoall allgather alltoallv"
+    else
+        may_hang=""
+        for pair in "${forced[@]}"; do
+            vars+=("XCHG_${pair%%=*}=${pair#*=}")
+            [ "${pair#*=}" = native ] && may_hang="$may_hang ${pair%%=*}"
+        done
+        vars=("${vars[@]/#XCHG_alltoall=/XCHG_ALLTOALL=}")
+        vars=("${vars[@]/#XCHG_allgather=/XCHG_ALLGATHER=}")
+        vars=("${vars[@]/#XCHG_alltoallv=/XCHG_ALLTOALLV=}")
+        vars+=(XCHG_STRICT=1)
+        [ -n "$name" ] || name="$prog p=$ERRORS_RANKS ${forced[*]}"
+    fi
+    if [ -n "${XCHG_NODES:-}" ]; then
+        vars+=("XCHG_NODES=$XCHG_NODES")
+        name="$name XCHG_NODES=$XCHG_NODES"
+    fi
+    begin_case "$name" || return 0
+    [ -s "$errors_native" ] || errors_launch "$errors_native" native "$prog" all
+    cases=$(errors_cases "$prog" "$errors_native" "$may_hang")
+    errors_launch "$log" preloaded "$prog" "$cases" "${vars[@]}"
+    errors_compare "$prog" "$errors_native" "$log" "$cases"
+    [ -z "$why" ] && why=$errors_stopped
+    if [ -z "$why" ] && line=$(strict_line "$log"); then
+        why="a forced algorithm could not serve a call (XCHG_STRICT=1): $line"
+    fi
+    for pair in "${forced[@]}"; do
+        # native: as natively already; its launches may stop early, without statistics
+        [ -n "$why" ] || [ "${pair#*=}" = native ] && continue
+        stats_has "$log" "${pair%%=*}" "${pair#*=}" ||
+            why="forced ${pair%%=*} to ${pair#*=}, but no stats line shows it ran"
+    done
+    if [ -z "$why" ]; then pass "$name" "$start"; else fail "$name" "$why" "$log"; fi
+}
+
 errors_a2a=() errors_ag=() errors_v=()
 mapfile -t errors_a2a < <(errors_specs alltoall)
 mapfile -t errors_ag < <(errors_specs allgather)
@@ -190,38 +237,15 @@ for errors_prog in errors_length errors_alias; do
     fi
 
     for ((i = -1; i < errors_nmodes; i++)); do
-        vars=(XCHG_WAIT=yield XCHG_STATS=1)
-        forced=()
-        may_hang="alltoall allgather alltoallv"
         if [ $i -lt 0 ]; then
-            name="$errors_prog p=$ERRORS_RANKS auto"
+            errors_mode "$errors_prog" "$errors_prog p=$ERRORS_RANKS auto"
         else
-            forced=("alltoall=$(errors_pick $i "${errors_a2a[@]}")"
-                "allgather=$(errors_pick $i "${errors_ag[@]}")"
-                "alltoallv=$(errors_pick $i "${errors_v[@]}")")
-            vars+=(XCHG_STRICT=1 "XCHG_ALLTOALL=${forced[0]#*=}" "XCHG_ALLGATHER=${forced[1]#*=}"
-                "XCHG_ALLTOALLV=${forced[2]#*=}")
-            name="$errors_prog p=$ERRORS_RANKS ${forced[*]}"
-            may_hang=""
-            for pair in "${forced[@]}"; do
-                [ "${pair#*=}" = native ] && may_hang="$may_hang ${pair%%=*}"
-            done
+            errors_mode "$errors_prog" "" "alltoall=$(errors_pick $i "${errors_a2a[@]}")" \
+                "allgather=$(errors_pick $i "${errors_ag[@]}")" \
+                "alltoallv=$(errors_pick $i "${errors_v[@]}")"
         fi
-        begin_case "$name" || continue
-        [ -s "$errors_native" ] || errors_launch "$errors_native" native "$errors_prog" all
-        cases=$(errors_cases "$errors_prog" "$errors_native" "$may_hang")
-        errors_launch "$log" preloaded "$errors_prog" "$cases" "${vars[@]}"
-        errors_compare "$errors_prog" "$errors_native" "$log" "$cases"
-        [ -z "$why" ] && why=$errors_stopped
-        if [ -z "$why" ] && line=$(strict_line "$log"); then
-            why="a forced algorithm could not serve a call (XCHG_STRICT=1): $line"
-        fi
-        for pair in "${forced[@]}"; do
-            # native: as natively already; its launches may stop early, without statistics
-            [ -n "$why" ] || [ "${pair#*=}" = native ] && continue
-            stats_has "$log" "${pair%%=*}" "${pair#*=}" ||
-                why="forced ${pair%%=*} to ${pair#*=}, but no stats line shows it ran"
-        done
-        if [ -z "$why" ]; then pass "$name" "$start"; else fail "$name" "$why" "$log"; fi
     done
+    # the node algorithms across two emulated nodes (2 ranks and 1): a rank's wrong count or
+    # aliased buffers must not leave the other node's leader waiting
+    XCHG_NODES=2,1 errors_mode "$errors_prog" "" alltoall=node allgather=node alltoallv=node
 done
