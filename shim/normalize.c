@@ -118,8 +118,8 @@ static void memo_types(xchg_memo_t *m, int in_place, MPI_Datatype sendtype,
     m->rt = *rt;
 }
 
-/* Memorise a call that is not part of a learning trial (its choice is then what selection
- * will answer until a generation changes). */
+/* Memorise a call: its choice is what selection answers until a generation changes, or, for a
+ * call of a learning shape, what the shape runs until xchg_learn_tick says otherwise. */
 static void memo_store(xchg_ctx_t *ctx, int coll, int in_place, MPI_Count sendcount,
                        MPI_Datatype sendtype, MPI_Count recvcount, MPI_Datatype recvtype,
                        const xchg_type_t *st, const xchg_type_t *rt, const xchg_outcome_t *out)
@@ -132,7 +132,7 @@ static void memo_store(xchg_ctx_t *ctx, int coll, int in_place, MPI_Count sendco
     m->recvcount = recvcount;
     m->choice.algo = out->algo;
     m->choice.params = out->params;
-    m->learned = out->learned;
+    m->learned = out->trial >= 0 ? out->trial : out->learned;
 }
 
 /* The memorised call of coll when its arguments and every generation are unchanged. */
@@ -152,12 +152,14 @@ static const xchg_memo_t *memo_hit(const xchg_ctx_t *ctx, int coll, int in_place
     return in_place || (m->sendcount == sendcount && m->sendtype == sendtype) ? m : NULL;
 }
 
-/* A settled shape's call on a fast path: 1 to run native (*watch: the slot to report its time
- * to, or -1), 0 when the shape is learned again from this call on. Every path of a call counts
- * it once (xchg_learn_tick), so that all ranks watch and learn again together. */
-static int fast_tick(xchg_ctx_t *ctx, int learned, int *watch)
+/* A memorised call (choice) of the shape in slot `learned` (-1: none) on a fast path: 1 to run
+ * the choice (*watch: the slot to report its time to, or -1), 0 when this call selects anew.
+ * Every path of a call counts it once (xchg_learn_tick), so that all ranks probe, watch and
+ * learn again together. */
+static int fast_tick(xchg_ctx_t *ctx, int learned, const xchg_choice_t *choice, int *watch)
 {
-    int tick = learned < 0 ? XCHG_TICK_ON : xchg_learn_tick(ctx, learned);
+    int tick = learned < 0 ? XCHG_TICK_ON
+                           : xchg_learn_tick(ctx, learned, choice->algo, &choice->params);
     *watch = tick == XCHG_TICK_WATCH ? learned : -1;
     return tick != XCHG_TICK_RELEARN;
 }
@@ -173,7 +175,7 @@ int xchg_fast_native(int coll, const void *sendbuf, MPI_Count sendcount, MPI_Dat
     memo = memo_hit(ctx, coll, sendbuf == MPI_IN_PLACE, sendcount, sendtype, recvcount, recvtype);
     if (!memo || !xchg_algos[memo->choice.algo].native)
         return 0;
-    return fast_tick(ctx, memo->learned, watch);
+    return fast_tick(ctx, memo->learned, &memo->choice, watch);
 }
 
 /* ---- erroneous arguments the MPI library reports on the rank that passes them ----
@@ -301,7 +303,7 @@ static int block_call(block_args_t *a, xchg_outcome_t *out)
         return rc;
     memo = memo_hit(a->ctx, a->coll, a->in_place, a->sendcount, a->sendtype, a->recvcount,
                     a->recvtype);
-    if (memo && !fast_tick(a->ctx, memo->learned, &watch))
+    if (memo && !fast_tick(a->ctx, memo->learned, &memo->choice, &watch))
         memo = NULL; /* learned again from this call on: select anew */
     if (memo) {
         a->st = memo->st;
@@ -339,7 +341,7 @@ static int block_call(block_args_t *a, xchg_outcome_t *out)
     call.topo = &a->ctx->topo;
     call.block_bytes = a->block;
     rc = choose(a->ctx, &call, out);
-    if ((rc == MPI_SUCCESS || rc == XCHG_PASS) && out->trial < 0)
+    if (rc == MPI_SUCCESS || rc == XCHG_PASS)
         memo_store(a->ctx, a->coll, a->in_place, a->sendcount, a->sendtype, a->recvcount,
                    a->recvtype, &a->st, &a->rt, out);
     return rc;
@@ -571,12 +573,12 @@ static int v_predict(xchg_ctx_t *ctx, xchg_call_t *call, xchg_outcome_t *out, in
     *carry = !xchg_algos[out->algo].native &&
              (xchg_algos[out->algo].shared_memory || state->carried_age + 1 >= CARRY_EVERY ||
               out->watched);
-    if (xchg_algos[out->algo].native && out->trial < 0) {
-        /* native and final: the fast path may take it again */
+    if (xchg_algos[out->algo].native) {
+        /* native and final: the fast path may take it again (a probe's next calls too) */
         state->vnative.config_gen = xchg_select_generation();
         state->vnative.epoch = state->learning->epoch;
         state->vnative.version = state->carried_version;
-        state->vnative.learned = out->learned;
+        state->vnative.learned = out->trial >= 0 ? out->trial : out->learned;
     }
     if (!*carry && ++state->carried_age >= max_age(state))
         state->carried_valid = 0;
@@ -585,6 +587,7 @@ static int v_predict(xchg_ctx_t *ctx, xchg_call_t *call, xchg_outcome_t *out, in
 
 int xchg_fast_native_v(MPI_Comm comm, int *watch)
 {
+    xchg_choice_t native_v = {xchg_native_index(XCHG_ALLTOALLV), {0}, 0.0};
     xchg_ctx_t *ctx = xchg_ctx_cached(comm);
     xchg_shim_state_t *state;
     int forced = xchg_config.forced[XCHG_ALLTOALLV];
@@ -598,7 +601,7 @@ int xchg_fast_native_v(MPI_Comm comm, int *watch)
         state->vnative.epoch != state->learning->epoch || state->vnative.version != state->carried_version)
         return 0;
     /* what v_predict would do: count the learned shape's call, age the statistics */
-    if (!fast_tick(ctx, state->vnative.learned, watch))
+    if (!fast_tick(ctx, state->vnative.learned, &native_v, watch))
         return 0;
     if (++state->carried_age >= max_age(state))
         state->carried_valid = 0;

@@ -237,15 +237,17 @@ unsigned xchg_select_generation(void);
  * be timed (xchg_learn_start, xchg_learn_record), else -1. *hint holds the shape's slot. */
 int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, int source, xchg_choice_t *choice,
                     int *hint);
-/* A call of the settled shape in slot `slot` that skipped selection (a memorised call).
- * XCHG_TICK_ON: run the settled choice; XCHG_TICK_RELEARN: the shape is probed again from this
- * call on, or its settled choice changed at this call (a stored verdict that waited for its
- * set-up): the caller selects anew, and xchg_learn_pick takes this call's step;
- * XCHG_TICK_WATCH: run the settled choice and report its time (xchg_learn_record, slot).
+/* A call of the shape in slot `slot` that skipped selection (a memorised call, whose choice
+ * was algo with params: a settled shape's winner, or the candidate of a probe under way).
+ * XCHG_TICK_ON: run the memorised choice; XCHG_TICK_RELEARN: this call runs something else (the
+ * shape is probed again from this call on, a probe of another candidate begins, or a settled
+ * choice changed: a stored verdict that waited for its set-up): the caller selects anew, and
+ * xchg_learn_pick takes this call's step; XCHG_TICK_WATCH: run the memorised choice and report
+ * its time (xchg_learn_record, slot): a probe's timed call, or a settled shape's watched one.
  * Every call of a shape counts exactly once, on whichever path it takes, so every rank watches
  * and learns again at the same call. */
 enum { XCHG_TICK_ON, XCHG_TICK_RELEARN, XCHG_TICK_WATCH };
-int xchg_learn_tick(xchg_ctx_t *ctx, int slot);
+int xchg_learn_tick(xchg_ctx_t *ctx, int slot, int algo, const xchg_params_t *params);
 /* The call whose step xchg_learn_pick gave for slot `slot` selects again (an alltoallv whose
  * predicted choice needs its own agreed statistics): the shape's next pick takes the same step,
  * so that the call counts once. */
