@@ -44,7 +44,8 @@
  * Consistency: candidates come from the call's shape (equal on all ranks), the policy's inputs
  * are agreed, and its state advances with the domain's calls. XCHG_TEST_SKEW_TIMES=1 distorts
  * each rank's clock differently to test exactly that; XCHG_TEST_DRIFT=1 makes watched calls read
- * 100 times slower than they ran, to test the watch.
+ * 100 times slower than they ran, to test the watch; XCHG_TEST_PROBE_ALL=1 probes every
+ * candidate, to test a probe's mechanics whatever the policy would skip.
  *
  * What settles is remembered (xchg_learned_rules) for the per-user cache (shim/cache.c) and for
  * XCHG_LEARN=FILE, which world rank 0 writes at MPI_Finalize as a tuning table.
@@ -224,6 +225,8 @@ static int shape_for(const xchg_ctx_t *ctx, xchg_learning_t *dom, const xchg_cal
         xchg_lp_start_known(&s->lp, cand, ncand, first);
     else
         xchg_lp_start(&s->lp, cand, ncand, first);
+    if (xchg_config.test_probe_all)
+        xchg_lp_probe_all(&s->lp);
     return *hint;
 }
 

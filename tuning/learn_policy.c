@@ -199,6 +199,11 @@ void xchg_lp_start(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int fir
     }
 }
 
+void xchg_lp_probe_all(xchg_lp_t *lp)
+{
+    lp->probe_all = 1;
+}
+
 void xchg_lp_start_known(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int winner)
 {
     xchg_lp_start(lp, cand, ncand, winner);
@@ -265,7 +270,8 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
         }
         calls = (e > 0 && e >= C.dear_s ? 0 : 1) + samples_for(e);
         cost = calls * (e - ref) + lp->agree_s; /* below 0: a gain within the probe */
-        if ((e > 0 && best > 0 && e >= C.hopeless * best) || (cost > 0 && cost > allowance)) {
+        if (!lp->probe_all &&
+            ((e > 0 && best > 0 && e >= C.hopeless * best) || (cost > 0 && cost > allowance))) {
             lp->cand[c].skipped = 1;
             continue;
         }

@@ -126,8 +126,9 @@ if [ -x "$learn_prog" ]; then
         # fixed constants (a table of no rules), under which twophase is one of the candidates
         printf 'xchg-tuning 1\nmachine beta=3.5e-07 tau=2.35e-10 rho=3.6e-11 port_share=0.9\n' \
             >"$LOGS/twophase_probe.table"
+        # every candidate probed: the policy may skip twophase as too dear (its agreement counts)
         preloaded "$log" 4 XCHG_WAIT=yield XCHG_VERBOSE=1 XCHG_STATS=1 XCHG_NODES=2,1,1 \
-            XCHG_TUNING="$LOGS/twophase_probe.table" -- \
+            XCHG_TEST_PROBE_ALL=1 XCHG_TUNING="$LOGS/twophase_probe.table" -- \
             "$harness_prog" --sizes 64K --colls alltoallv-skewed --steady-calls 40 -o "$LOGS/twophase_probe.csv"
         rc=$?
         why=""
