@@ -59,14 +59,14 @@ typedef struct xchg_choice {
     xchg_params_t params;
     double time;
 } xchg_choice_t;
-/* Every algorithm of the call's collective that the models can price (native included),
- * fastest first, at most max; returns how many. */
 /* The models' error on shared memory: the linear fit of xchg-tune leaves residuals of tens of
  * percent there (eager/rendezvous switch, caches), so two prices within this factor of each
  * other cannot be told apart: selection takes an xchg algorithm only when it is predicted this
  * many times faster than native (shim/select.c), and learning starts from the best xchg
  * candidate unless native is predicted this many times faster (shim/learn.c). */
 #define XCHG_MODEL_MARGIN 1.5
+/* Every algorithm of the call's collective that the models can price (native included),
+ * fastest first, at most max; returns how many. */
 int xchg_model_rank(const xchg_call_t *call, xchg_choice_t *ranked, int max);
 
 #endif

@@ -82,15 +82,21 @@ static int shape_is(const xchg_shape_t *s, int coll, unsigned bucket, unsigned s
     return s->used && s->coll == coll && s->bucket == bucket && s->skew == skew;
 }
 
+/* Candidate c is algo with params. */
+static int is(const xchg_lp_cand_t *c, int algo, const xchg_params_t *params)
+{
+    const xchg_params_t *a = &c->params;
+    return c->algo == algo && a->radix == params->radix && a->nports == params->nports &&
+           a->inner == params->inner && a->dims_r == params->dims_r &&
+           a->dims_c == params->dims_c && a->leaders == params->leaders;
+}
+
 /* c is a candidate already: the same algorithm and parameters, or priced exactly as one taken
  * (the same schedule to the models: hier on one node is pairwise), shared memory apart. */
 static int taken(const xchg_lp_cand_t *cand, int n, const xchg_choice_t *c)
 {
     for (int i = 1; i < n; i++) {
-        const xchg_params_t *a = &cand[i].params, *b = &c->params;
-        if (cand[i].algo == c->algo && a->radix == b->radix && a->nports == b->nports &&
-            a->inner == b->inner && a->dims_r == b->dims_r && a->dims_c == b->dims_c &&
-            a->leaders == b->leaders)
+        if (is(&cand[i], c->algo, &c->params))
             return 1;
         if (cand[i].predicted == c->time &&
             xchg_algos[cand[i].algo].shared_memory == xchg_algos[c->algo].shared_memory)
@@ -225,8 +231,7 @@ static int shape_for(const xchg_ctx_t *ctx, xchg_learning_t *dom, const xchg_cal
         xchg_lp_start_known(&s->lp, cand, ncand, first);
     else
         xchg_lp_start(&s->lp, cand, ncand, first);
-    if (xchg_config.test_probe_all)
-        xchg_lp_probe_all(&s->lp);
+    s->lp.probe_all = xchg_config.test_probe_all;
     return *hint;
 }
 
@@ -261,21 +266,11 @@ int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, int source, xchg_c
     return s->lp.phase == XCHG_LP_PROBING || s->step.timed ? slot : -1;
 }
 
-/* The step's candidate is algo with params. */
-static int step_runs(const xchg_shape_t *s, int algo, const xchg_params_t *params)
-{
-    const xchg_lp_cand_t *c = &s->lp.cand[s->step.cand];
-    return c->algo == algo && c->params.radix == params->radix &&
-           c->params.nports == params->nports && c->params.inner == params->inner &&
-           c->params.dims_r == params->dims_r && c->params.dims_c == params->dims_c &&
-           c->params.leaders == params->leaders;
-}
-
 int xchg_learn_tick(xchg_ctx_t *ctx, int slot, int algo, const xchg_params_t *params)
 {
     xchg_learning_t *dom = ctx->shim->learning;
     xchg_shape_t *s = &dom->shapes[slot];
-    if (advance(dom, s) || !step_runs(s, algo, params)) {
+    if (advance(dom, s) || !is(&s->lp.cand[s->step.cand], algo, params)) {
         /* this call's step, for the selection that follows; the memorised choices are void,
          * so that no other fast path of this call counts it again */
         s->pending = 1;

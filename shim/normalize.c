@@ -579,6 +579,8 @@ static int v_predict(xchg_ctx_t *ctx, xchg_call_t *call, xchg_outcome_t *out, in
         state->vnative.epoch = state->learning->epoch;
         state->vnative.version = state->carried_version;
         state->vnative.learned = out->trial >= 0 ? out->trial : out->learned;
+        state->vnative.choice.algo = out->algo;
+        state->vnative.choice.params = out->params;
     }
     if (!*carry && ++state->carried_age >= max_age(state))
         state->carried_valid = 0;
@@ -587,7 +589,6 @@ static int v_predict(xchg_ctx_t *ctx, xchg_call_t *call, xchg_outcome_t *out, in
 
 int xchg_fast_native_v(MPI_Comm comm, int *watch)
 {
-    xchg_choice_t native_v = {xchg_native_index(XCHG_ALLTOALLV), {0}, 0.0};
     xchg_ctx_t *ctx = xchg_ctx_cached(comm);
     xchg_shim_state_t *state;
     int forced = xchg_config.forced[XCHG_ALLTOALLV];
@@ -601,7 +602,7 @@ int xchg_fast_native_v(MPI_Comm comm, int *watch)
         state->vnative.epoch != state->learning->epoch || state->vnative.version != state->carried_version)
         return 0;
     /* what v_predict would do: count the learned shape's call, age the statistics */
-    if (!fast_tick(ctx, state->vnative.learned, &native_v, watch))
+    if (!fast_tick(ctx, state->vnative.learned, &state->vnative.choice, watch))
         return 0;
     if (++state->carried_age >= max_age(state))
         state->carried_valid = 0;

@@ -200,7 +200,8 @@ typedef struct xchg_shim_state {
     /* what the carried statistics chose last, when it was native (the alltoallv fast path) */
     struct {
         unsigned config_gen, epoch, version; /* config_gen 0: nothing memorised */
-        int learned;                         /* learning slot of a settled shape, or -1 */
+        int learned;          /* learning slot of the shape (settled, or a probe of native), or -1 */
+        xchg_choice_t choice; /* native, as the shape's candidate names it */
     } vnative;
 } xchg_shim_state_t;
 

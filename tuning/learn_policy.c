@@ -199,11 +199,6 @@ void xchg_lp_start(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int fir
     }
 }
 
-void xchg_lp_probe_all(xchg_lp_t *lp)
-{
-    lp->probe_all = 1;
-}
-
 void xchg_lp_start_known(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int winner)
 {
     xchg_lp_start(lp, cand, ncand, winner);

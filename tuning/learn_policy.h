@@ -97,15 +97,14 @@ typedef struct xchg_lp {
     int deferred;       /* this round passed over a set-up candidate (too few calls yet) */
     int native_cold;    /* this round timed native by one call without warm-up */
     unsigned rounds;    /* probe rounds begun */
-    int probe_all;      /* testing: probe every candidate (none hopeless or over the allowance) */
+    int probe_all;      /* testing (XCHG_TEST_PROBE_ALL, set after xchg_lp_start): probe every
+                           candidate that may run, none hopeless or over the allowance */
 } xchg_lp_t;
 
 /* Start learning a shape: ncand candidates (cand[0] native), first the models' choice. A
  * candidate marked setup runs only from the shape's setup_after-th call: until then its
  * probe waits (native is probed first in its place) and, as a stored verdict, native runs. */
 void xchg_lp_start(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first);
-/* Testing (XCHG_TEST_PROBE_ALL): every round of lp probes every candidate that may run. */
-void xchg_lp_probe_all(xchg_lp_t *lp);
 /* Start a shape settled on cand `winner` from a stored verdict (a cached table rule): it runs
  * unwatched and is probed after relearn_known calls. */
 void xchg_lp_start_known(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int winner);

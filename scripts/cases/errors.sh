@@ -166,7 +166,7 @@ errors_pick() {
 # XCHG_STRICT=1 (the stats must show every forced algorithm but native); NAME empty: one made
 # from the specs. XCHG_NODES, when set in the caller's environment, is passed on and named.
 errors_mode() {
-    local prog=$1 name=$2 vars=(XCHG_WAIT=yield XCHG_STATS=1) forced=() may_hang pair cases
+    local prog=$1 name=$2 vars=(XCHG_WAIT=yield XCHG_STATS=1) forced=() may_hang pair coll cases
     shift 2
     forced=("$@")
     if [ ${#forced[@]} -eq 0 ]; then
@@ -174,12 +174,10 @@ errors_mode() {
     else
         may_hang=""
         for pair in "${forced[@]}"; do
-            vars+=("XCHG_${pair%%=*}=${pair#*=}")
-            [ "${pair#*=}" = native ] && may_hang="$may_hang ${pair%%=*}"
+            coll=${pair%%=*}
+            vars+=("XCHG_${coll^^}=${pair#*=}")
+            [ "${pair#*=}" = native ] && may_hang="$may_hang $coll"
         done
-        vars=("${vars[@]/#XCHG_alltoall=/XCHG_ALLTOALL=}")
-        vars=("${vars[@]/#XCHG_allgather=/XCHG_ALLGATHER=}")
-        vars=("${vars[@]/#XCHG_alltoallv=/XCHG_ALLTOALLV=}")
         vars+=(XCHG_STRICT=1)
         [ -n "$name" ] || name="$prog p=$ERRORS_RANKS ${forced[*]}"
     fi
