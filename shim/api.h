@@ -65,6 +65,11 @@ typedef struct xchg_choice {
  * many times faster than native (shim/select.c), and learning starts from the best xchg
  * candidate unless native is predicted this many times faster (shim/learn.c). */
 #define XCHG_MODEL_MARGIN 1.5
+/* The models' rule for running an xchg algorithm instead of native: priced XCHG_MODEL_MARGIN
+ * times faster (or native unpriced), and never for a call that moves no bytes, which native
+ * ends at once (MPICH and Open MPI: 0.0 to 0.2 us at 0 B, where the xchg models price a call at
+ * 0 and every xchg algorithm still synchronises or agrees). */
+int xchg_model_clear_win(const xchg_call_t *call, double xchg_time, double native_time);
 /* Every algorithm of the call's collective that the models can price (native included),
  * fastest first, at most max; returns how many. */
 int xchg_model_rank(const xchg_call_t *call, xchg_choice_t *ranked, int max);

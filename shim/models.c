@@ -47,6 +47,16 @@ const xchg_impl_t *xchg_algo_impl(int index)
     return index >= 0 && index < xchg_nalgos && index < XCHG_REGISTRY_MAX ? bound[index] : NULL;
 }
 
+int xchg_model_clear_win(const xchg_call_t *call, double xchg_time, double native_time)
+{
+    int empty = call->coll == XCHG_ALLTOALLV
+                    ? call->max_send_bytes == 0 && call->max_recv_bytes == 0
+                    : call->block_bytes == 0;
+    if (empty)
+        return 0;
+    return xchg_time * XCHG_MODEL_MARGIN < native_time || !(native_time < INFINITY);
+}
+
 int xchg_model_rank(const xchg_call_t *call, xchg_choice_t *ranked, int max)
 {
     xchg_choice_t all[XCHG_MAX_ALGOS];

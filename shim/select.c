@@ -52,7 +52,7 @@ static int model_choice(const xchg_call_t *call, xchg_params_t *params)
     for (int i = 0; i < n; i++) {
         if (ranked[i].algo == native)
             continue;
-        if (ranked[i].time * XCHG_MODEL_MARGIN < native_time || !(native_time < INFINITY)) {
+        if (xchg_model_clear_win(call, ranked[i].time, native_time)) {
             *params = ranked[i].params;
             return ranked[i].algo;
         }

@@ -503,9 +503,27 @@ static void add_candidate(candidate_t *out, int *n, int algo, const xchg_params_
     (*n)++;
 }
 
+/* The library's rule for the models' choice (xchg_model_clear_win, shim/select.c): an xchg
+ * candidate goes before native only when it is priced XCHG_MODEL_MARGIN times faster, and never
+ * for a call that moves no bytes; otherwise native moves to the front (the others keep their
+ * order), so the table's choice and the verified "first choice" are what the library's models
+ * would run. */
+static void native_first_unless_clearly_beaten(const xchg_call_t *call, candidate_t *cands, int n)
+{
+    int native = -1;
+    for (int i = 0; i < n && native < 0; i++)
+        if (cands[i].native)
+            native = i;
+    if (native <= 0 || xchg_model_clear_win(call, cands[0].predicted, cands[native].predicted))
+        return;
+    candidate_t moved = cands[native];
+    memmove(&cands[1], &cands[0], (size_t)native * sizeof *cands);
+    cands[0] = moved;
+}
+
 /* Every applicable algorithm of coll with the model's parameters and a few variants, cheapest
- * first (native priced by its curve in machine->native, else by its model), on a communicator
- * of p ranks laid out as topo. */
+ * first (native priced by its curve in machine->native, else by its model; native first unless
+ * an xchg candidate is clearly faster), on a communicator of p ranks laid out as topo. */
 static int enumerate(int coll, int p, const xchg_topo_t *topo, size_t bytes,
                      const xchg_machine_t *machine, candidate_t *out)
 {
@@ -528,6 +546,7 @@ static int enumerate(int coll, int p, const xchg_topo_t *topo, size_t bytes,
             add_candidate(out, &n, i, &variants[v], &call, machine);
     }
     qsort(out, (size_t)n, sizeof *out, cmp_candidate);
+    native_first_unless_clearly_beaten(&call, out, n);
     return n;
 }
 
