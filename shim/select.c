@@ -6,8 +6,8 @@
  * applicability predicate fails falls back to the next level, and XCHG_VERBOSE=1 says why;
  * under XCHG_STRICT=1 a forced algorithm that cannot serve a call is an error instead.
  *
- * The models (xchg_model_rank, models.c) price every registered algorithm of the collective, and the MPI
- * library's own collective too (xchg_cost_native: what MPICH's documented default selection
+ * The models (xchg_model_rank, models.c) price every registered algorithm of the collective, and
+ * the MPI library's own collective too (xchg_cost_native: what MPICH's documented default selection
  * does for the call, priced with the same constants). Without a table the models are trusted
  * only for a clear gain: an xchg algorithm is chosen only when its predicted time times
  * XCHG_MODEL_MARGIN is below native's. The margin is the models' error on shared memory: the
@@ -37,7 +37,7 @@
 #include "shim.h"
 #include "../tuning/cost.h"
 
-#define XCHG_PROBE 4          /* slots tried per lookup in the decision cache */
+#define XCHG_PROBE 4 /* slots tried per lookup in the decision cache */
 
 /* The model's choice: the fastest xchg algorithm when it beats native by the margin. */
 static int model_choice(const xchg_call_t *call, xchg_params_t *params)
@@ -125,8 +125,7 @@ static int decide(const xchg_call_t *call, xchg_params_t *params, char *reason, 
         *params = rule->params;
         if (can_serve(rule->algo, call, params, &why)) {
             xchg_algos[rule->algo].cost(call, &xchg_config.machine, params);
-            snprintf(reason + used, len - used, "cache %s:%d", xchg_config.cache_path,
-                     rule->line);
+            snprintf(reason + used, len - used, "cache %s:%d", xchg_config.cache_path, rule->line);
             *source = forced != XCHG_AUTO ? XCHG_FROM_FALLBACK : XCHG_FROM_CACHE;
             return rule->algo;
         }

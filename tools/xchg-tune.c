@@ -39,7 +39,9 @@
  *        units than k + 1 busy ranks need, the k messages each way go to one partner, so that
  *        the figure measures the messages in flight rather than processes waiting for a
  *        processor that a collective on this node would not leave idle.
- *  3. rho: seconds per byte of memcpy of 8 MiB on rank 0.
+ *  3. rho: seconds per byte of memcpy of 8 MiB on rank 0; sync, a pass through the node's
+ *     shared segment: beta times the shm MPI_Alltoall of 1 B over pairwise's, both timed between
+ *     world ranks 0 and a rank of its node (measure_sync; none without such a rank).
  *  4. native: the MPI library's own collective (forced in-process with xchg_force, so the
  *     tool's own MPI_Alltoall etc. go through the shim) is timed for each collective, each
  *     communicator size of --sizes (default 2 .. the job's size) and each block-size bucket
@@ -943,10 +945,11 @@ typedef struct measured {
     int port_measured;
     double rho;
     size_t copy_bytes;
+    double sync_ratio; /* a pass through rank 0's node's segment / a message (0: not measured) */
     double cross_sustained; /* tau of the two largest ping-pongs across nodes (0: not used) */
     int inject_senders;     /* ranks of rank 0's node that sent at once (0: not measured) */
     double inject_one, inject_all; /* one of them alone, all of them: seconds */
-    int inject;             /* what the table says: 0 unlimited */
+    int inject;                    /* what the table says: 0 unlimited */
     double seconds;
 } measured_t;
 
@@ -1051,6 +1054,41 @@ static int measure_inject(xchg_ctx_t *ctx, size_t bytes, int reps, char *sendbuf
         m->inject = inject < 1 ? 1 : inject > n ? n : inject;
     }
     return MPI_SUCCESS;
+}
+
+/* sync: what one pass through a node's shared segment costs, relative to a message's start-up:
+ * the shm algorithm's MPI_Alltoall of 1 B between world ranks 0 and peer against pairwise's
+ * (one message each way), both forced in-process and timed like every candidate. A timed call
+ * of either carries the same overhead besides its pass or its message (the call's own path,
+ * the barrier's skew: 0.3 to 0.5 us a call with MPICH at 2 ranks on a 2-core VM, where the
+ * ping-pong's beta is 0.13 us), so the ratio of the two, not shm's time, is what a pass costs
+ * against beta: sync = beta * t_shm / t_pairwise. The models price a pass by it (tuning/cost.h,
+ * xchg_cost_sync); without it by beta itself. Collective over the world; *ratio is rank 0's, 0
+ * when a timing failed. */
+static int measure_sync(xchg_ctx_t *ctx, const options_t *opt, int peer, double *ratio)
+{
+    MPI_Comm pair;
+    int in = ctx->rank == 0 || ctx->rank == peer, rc;
+    *ratio = 0;
+    rc = MPI_Comm_split(MPI_COMM_WORLD, in ? 0 : MPI_UNDEFINED, ctx->rank, &pair);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (in) {
+        tool_call_t call;
+        double wall, budget = opt->quick ? 0.004 : 0.02, shm = -1, msg = -1;
+        rc = tool_call_alloc(&call, XCHG_ALLTOALL, 2, ctx->rank == 0 ? 0 : 1, 2, 2);
+        if (rc == MPI_SUCCESS) {
+            shm = time_spec(XCHG_ALLTOALL, "shm", 1, budget, opt, &call, pair, &wall);
+            msg = time_spec(XCHG_ALLTOALL, "pairwise:k=1", 1, budget, opt, &call, pair, &wall);
+            tool_call_free(&call);
+        }
+        if (shm > 0 && msg > 0)
+            *ratio = shm / msg;
+        MPI_Comm_free(&pair);
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return tool_barrier(MPI_COMM_WORLD, ctx->rank != 0 && ctx->rank != peer);
 }
 
 static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
@@ -1161,6 +1199,13 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
     if (rc != MPI_SUCCESS)
         return rc;
 
+    /* a pass through the node's segment */
+    if (m->same_peer > 0) {
+        rc = measure_sync(ctx, opt, m->same_peer, &m->sync_ratio);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+
     if (ctx->rank == 0) {
         /* both levels when both pairs were measured; else the one pair's for all messages */
         const xchg_fit_t *f = m->same.ok ? &m->same : &m->cross;
@@ -1176,6 +1221,7 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
         }
         if (m->rho > 0)
             machine->rho = m->rho;
+        machine->sync = m->same.ok ? m->sync_ratio * machine->beta : 0.0;
         if (xchg_fit_port_share(m->t_k + 1, m->kmax, machine->beta, &m->port_share) == 0) {
             m->port_measured = 1;
             machine->port_share = m->port_share;
@@ -1190,6 +1236,7 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
     machine->port_share = xchg_fit_round(machine->port_share);
     machine->beta_inter = xchg_fit_round(machine->beta_inter);
     machine->tau_inter = xchg_fit_round(machine->tau_inter);
+    machine->sync = xchg_fit_round(machine->sync);
     rc = tool_bcast(machine, (int)(sizeof *machine), MPI_BYTE, 0, MPI_COMM_WORLD);
     m->seconds = MPI_Wtime() - start;
     return rc;
@@ -1273,8 +1320,8 @@ static void describe_measurements(FILE *out, const char *prefix, const measured_
         fprintf(out,
                 "%s%d ranks of rank 0's node sending %zu B each to other nodes at once: %.3g s, "
                 "one alone %.3g s -> inject=%d%s\n",
-                prefix, m->inject_senders, m->port_bytes, m->inject_all, m->inject_one,
-                m->inject, m->inject ? "" : " (no limit seen)");
+                prefix, m->inject_senders, m->port_bytes, m->inject_all, m->inject_one, m->inject,
+                m->inject ? "" : " (no limit seen)");
     if (!m->same.ok && !m->cross.ok)
         fprintf(out, "%sping-pong: not measured; built-in beta and tau\n", prefix);
     if (m->port_measured) {
@@ -1301,6 +1348,11 @@ static void describe_measurements(FILE *out, const char *prefix, const measured_
     }
     fprintf(out, "%slocal copies (memcpy of %zu B): rho=%.3g s/B (%.2f GB/s)\n", prefix,
             m->copy_bytes, machine->rho, machine->rho > 0 ? 1e-9 / machine->rho : 0.0);
+    if (machine->sync > 0)
+        fprintf(out,
+                "%sa pass through the node's shared segment (shm alltoall of 1 B, world ranks 0 "
+                "and %d) took %.2f times pairwise's message: sync=%.3g s\n",
+                prefix, m->same_peer, m->sync_ratio, machine->sync);
 }
 
 /* The 1-minute load average (Linux), "?" elsewhere: the machine may be shared. */
@@ -1482,6 +1534,8 @@ int main(int argc, char **argv)
         describe_measurements(info, "  ", &m, &machine);
         fprintf(info, "  the table uses beta=%.4g tau=%.4g rho=%.4g port_share=%.4g", machine.beta,
                 machine.tau, machine.rho, machine.port_share);
+        if (machine.sync > 0)
+            fprintf(info, " sync=%.4g", machine.sync);
         if (machine.beta_inter > 0 || machine.tau_inter > 0)
             fprintf(info, ", across nodes beta_inter=%.4g tau_inter=%.4g", machine.beta_inter,
                     machine.tau_inter);

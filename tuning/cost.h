@@ -26,6 +26,10 @@ extern const xchg_machine_t xchg_machine_default;
  * The same call gives the same constants again when its result is passed back in. */
 xchg_machine_t xchg_machine_for(const xchg_call_t *call, const xchg_machine_t *machine);
 
+/* Seconds per pass through a node's shared segment: machine->sync where a table measured it,
+ * else a message's start-up inside the node (beta). */
+double xchg_cost_sync(const xchg_machine_t *machine);
+
 /* Time of one round with nmsgs messages of at most max_bytes each in flight on every rank:
  * beta + max_bytes tau max(1 + port_share (nmsgs - 1), node_share nmsgs). */
 double xchg_cost_round(const xchg_machine_t *machine, int nmsgs, size_t max_bytes);

@@ -62,6 +62,11 @@ xchg_machine_t xchg_machine_for(const xchg_call_t *call, const xchg_machine_t *m
     return m;
 }
 
+double xchg_cost_sync(const xchg_machine_t *machine)
+{
+    return machine->sync > 0 ? machine->sync : machine->beta;
+}
+
 double xchg_cost_round(const xchg_machine_t *machine, int nmsgs, size_t max_bytes)
 {
     double ports, node;

@@ -12,22 +12,20 @@
  * MPI_Alltoall, blocks of b bytes, L leaders (L_x = min(L, n_x)), passes T (the longest stream,
  * n_max max(n_max - 1, the next node's size) b, through windows of the limit's (2 N - 1)-th
  * part):
- *   inside   T synchronisations after the writes and T after the messages, beta each (as the
- *            shm model prices one), and (2 (p - 1) + 1) b rho of copies per rank (in, out, self);
- *   between  for node x: its leaders run ceil(S / L_x) steps one after another, S = T (N - 1)
- *            P steps in all (P: parts per message, min(L_x, L_y, piece / 64 KiB) for pieces of
- *            128 KiB or more, else 1), beta_inter each; its link carries n_x (p - n_x) b bytes
- *            each way, min(L_x, S) messages at once and at most inject at full speed (no limit
- *            without one): n_x (p - n_x) b tau_inter / min(L_x, S, inject). The leaders' steps
- *            are sequential (a step's start-up then its bytes), so the two add up.
- * MPI_Alltoallv: the same with the busiest node's bytes n_x min(h, (p - n_x) m) (h = max(h1,
- * h2), m the largest message: agreed or carried values), one more synchronisation (the headers)
- * and its n_x p 8 bytes of headers read by every rank.
- * MPI_Allgather: per pass (c = the limit's p-th part of a block, T = ceil(b / c)) two
- * synchronisations and ceil(log2 N) rounds of the leader; the node of fewest ranks receives
- * the most, (p - n_min) b bytes in all; p b rho of copies per rank.
- * One node: no messages, one synchronisation a pass. p = 1: the local copy. Without shared
- * memory (the predicate refuses): INFINITY.
+ *   inside   T synchronisations after the writes and T after the messages, sync each (as the
+ *            shm model prices one, xchg_cost_sync), and (2 (p - 1) + 1) b rho of copies per rank
+ * (in, out, self); between  for node x: its leaders run ceil(S / L_x) steps one after another, S =
+ * T (N - 1) P steps in all (P: parts per message, min(L_x, L_y, piece / 64 KiB) for pieces of 128
+ * KiB or more, else 1), beta_inter each; its link carries n_x (p - n_x) b bytes each way, min(L_x,
+ * S) messages at once and at most inject at full speed (no limit without one): n_x (p - n_x) b
+ * tau_inter / min(L_x, S, inject). The leaders' steps are sequential (a step's start-up then its
+ * bytes), so the two add up. MPI_Alltoallv: the same with the busiest node's bytes n_x min(h, (p -
+ * n_x) m) (h = max(h1, h2), m the largest message: agreed or carried values), one more
+ * synchronisation (the headers) and its n_x p 8 bytes of headers read by every rank. MPI_Allgather:
+ * per pass (c = the limit's p-th part of a block, T = ceil(b / c)) two synchronisations and
+ * ceil(log2 N) rounds of the leader; the node of fewest ranks receives the most, (p - n_min) b
+ * bytes in all; p b rho of copies per rank. One node: no messages, one synchronisation a pass. p =
+ * 1: the local copy. Without shared memory (the predicate refuses): INFINITY.
  *
  * leaders left 0: the fastest of 1, 2, 4, ... up to n_max (and n_max), ties to the fewer. A
  * given leaders is kept as given (above n_x it acts as n_x).
@@ -123,7 +121,7 @@ static double exchange_time(const xchg_call_t *call, const xchg_machine_t *m, in
     }
     if (passes == 0)
         syncs = v;
-    return syncs * m->beta + copies * m->rho + worst;
+    return syncs * xchg_cost_sync(m) + copies * m->rho + worst;
 }
 
 /* MPI_Allgather: the leader's circulant rounds over the nodes. */
@@ -136,7 +134,7 @@ static double gather_time(const xchg_call_t *call, const xchg_machine_t *m, size
 
     piece = piece > 64 ? piece - piece % 64 : piece;
     passes = b == 0 ? 0 : ceil((double)b / (double)piece);
-    return passes * (k.nnodes > 1 ? 2 : 1) * m->beta + passes * rounds * beta_between(m) +
+    return passes * (k.nnodes > 1 ? 2 : 1) * xchg_cost_sync(m) + passes * rounds * beta_between(m) +
            bytes * tau_between(m) + (double)p * (double)b * m->rho;
 }
 

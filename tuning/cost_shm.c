@@ -2,12 +2,12 @@
  * cost_shm.c: cost model of the shm algorithms (algos/alltoall_shm.c, allgather_shm.c,
  * alltoallv_shm.c), which move data through a communicator's shared segment.
  *
- * A pass is one synchronisation, priced as one start-up inside the node (beta: every rank's
- * arrival must be seen by every other, as a message's would), and every byte goes through
- * memory twice (rho per byte copied):
- *   alltoall   passes beta + (2 (p - 1) + 1) b rho;
- *   allgather  passes beta + p b rho;
- *   alltoallv  passes beta + (h1 + h2) rho (the busiest sender's and receiver's bytes).
+ * A pass is one synchronisation, priced at sync (xchg_cost_sync: measured by xchg-tune, else one
+ * start-up inside the node, beta: every rank's arrival must be seen by every other, as a
+ * message's would), and every byte goes through memory twice (rho per byte copied):
+ *   alltoall   passes sync + (2 (p - 1) + 1) b rho;
+ *   allgather  passes sync + p b rho;
+ *   alltoallv  passes sync + (h1 + h2) rho (the busiest sender's and receiver's bytes).
  * Passes: ceil(b / piece) for the equal-block collectives (algos/sched/shm.h, with the half at
  * its limit topo.shm_bytes, which is where the segment grows); for alltoallv one when the
  * busiest sender's messages fit its region, else one more per piece of the largest message.
@@ -48,5 +48,5 @@ double xchg_cost_shm(const xchg_call_t *call, const xchg_machine_t *machine, xch
         copied =
             call->coll == XCHG_ALLTOALL ? (2.0 * (p - 1) + 1.0) * (double)b : (double)p * (double)b;
     }
-    return (double)passes * machine->beta + copied * machine->rho;
+    return (double)passes * xchg_cost_sync(machine) + copied * machine->rho;
 }

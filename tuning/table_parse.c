@@ -33,7 +33,7 @@
 #define TABLE_MAX_FIELDS (3 + XCHG_NATIVE_MAX_POINTS + 1)
 
 const char *const xchg_table_machine_keys[M_NKEYS] = {
-    "beta", "tau", "rho", "port_share", "beta_inter", "tau_inter", "inject"};
+    "beta", "tau", "rho", "port_share", "beta_inter", "tau_inter", "inject", "sync"};
 
 void xchg_table_report_line(parse_state_t *st, int line, const char *fmt, ...)
 {
@@ -178,7 +178,7 @@ static void parse_machine(parse_state_t *st, int line, char **fields, int nfield
         xchg_table_report_line(
             st, line,
             "machine line has too many fields (expected machine beta=B tau=T rho=R "
-            "port_share=S, in version 2 also beta_inter=B tau_inter=T inject=N); line "
+            "port_share=S, in version 2 also beta_inter=B tau_inter=T inject=N sync=S); line "
             "skipped");
         return;
     }
@@ -195,7 +195,7 @@ static void parse_machine(parse_state_t *st, int line, char **fields, int nfield
             xchg_table_report_line(
                 st, line,
                 "machine line: '%.*s%s' is not one of beta=, tau=, rho=, port_share=, "
-                "beta_inter=, tau_inter=, inject=; line skipped",
+                "beta_inter=, tau_inter=, inject=, sync=; line skipped",
                 XCHG_QUOTE(fields[f]));
             return;
         }
@@ -229,6 +229,7 @@ static void parse_machine(parse_state_t *st, int line, char **fields, int nfield
     machine->beta_inter = values[M_BETA_INTER];
     machine->tau_inter = values[M_TAU_INTER];
     machine->inject = (int)values[M_INJECT];
+    machine->sync = values[M_SYNC];
     st->table->has_machine = 1;
     st->machine_line = line;
 }

@@ -27,7 +27,8 @@ static int rule_has_nodes(const xchg_rule_t *rule)
 static int machine_has_v2(const xchg_table_t *table)
 {
     const xchg_machine_t *m = &table->machine;
-    return table->has_machine && (m->beta_inter != 0 || m->tau_inter != 0 || m->inject != 0);
+    return table->has_machine &&
+           (m->beta_inter != 0 || m->tau_inter != 0 || m->inject != 0 || m->sync != 0);
 }
 
 int xchg_table_needs_v2(const xchg_table_t *table)
@@ -106,6 +107,11 @@ static void write_machine(FILE *out, const xchg_machine_t *machine)
     }
     if (machine->inject != 0)
         fprintf(out, " inject=%d", machine->inject);
+    if (machine->sync != 0) {
+        char text[32];
+        format_double(machine->sync, text, sizeof text);
+        fprintf(out, " sync=%s", text);
+    }
     fputc('\n', out);
 }
 

@@ -79,6 +79,8 @@ typedef struct xchg_machine {
     double tau_inter;  /* seconds per byte between nodes; 0 = tau */
     int inject;        /* inter-node messages one node's network interface carries at full speed
                           at once; 0 = unlimited */
+    double sync;       /* seconds per pass through a node's shared segment (every rank's arrival
+                          seen by the others); 0 = beta (xchg_cost_sync) */
     /* set by xchg_machine_for for a call that spans nodes with inject > 0 (never by a table):
        a round of k messages per rank costs at least beta + m tau k node_share, the busiest
        node's max_node_ranks k messages through its interface, inject at a time

@@ -21,9 +21,9 @@
  *    slowed only when the busiest node sends more messages than the limit, by the ratio;
  *    pairwise's k is still the least time over every k (also where it scans: ports that
  *    interfere and a limit between them), and every model's time grows with the limit;
- *  - shm: passes and bytes copied by hand (one pass, pieces past the limit for each
- *    collective, an alltoallv whose busiest sender does not fit its region), the slot and
- *    region arithmetic of algos/sched/shm.h, and the refusals (no shared memory, slots that
+ *  - shm: passes (at beta, or at a measured sync) and bytes copied by hand (one pass, pieces past
+ * the limit for each collective, an alltoallv whose busiest sender does not fit its region), the
+ * slot and region arithmetic of algos/sched/shm.h, and the refusals (no shared memory, slots that
  *    do not fit; one rank is always served).
  */
 #include <math.h>
@@ -489,8 +489,13 @@ static double shm_price(int coll, int p, size_t b, size_t limit, size_t h1, size
                         size_t largest, const xchg_machine_t *m, int *applies)
 {
     xchg_topo_t topo = {.nnodes = 1, .min_node_ranks = p, .max_node_ranks = p, .shm_bytes = limit};
-    xchg_call_t call = {.coll = coll, .comm_size = p, .topo = &topo, .block_bytes = b,
-                        .max_send_bytes = h1, .max_recv_bytes = h2, .max_block_bytes = largest};
+    xchg_call_t call = {.coll = coll,
+                        .comm_size = p,
+                        .topo = &topo,
+                        .block_bytes = b,
+                        .max_send_bytes = h1,
+                        .max_recv_bytes = h2,
+                        .max_block_bytes = largest};
     xchg_params_t params = {0};
     const char *why = "";
     int algo = xchg_algo_find(coll, "shm");
@@ -510,6 +515,11 @@ static void check_shm(void)
     /* limit 4 KiB: 16 slots of 256 bytes, 1000 bytes in 4 passes */
     t = shm_price(XCHG_ALLTOALL, 4, 1000, 4096, 0, 0, 0, &m, &ok);
     CHECK(ok && fabs(t - (4e-6 + 7000 * 1e-10)) < 1e-15, "shm alltoall pieces: %g", t);
+    /* a measured pass (sync) prices each pass instead of beta */
+    m.sync = 2.5e-7;
+    t = shm_price(XCHG_ALLTOALL, 4, 1000, 4096, 0, 0, 0, &m, &ok);
+    CHECK(ok && fabs(t - (4 * 2.5e-7 + 7000 * 1e-10)) < 1e-15, "shm alltoall pieces, sync: %g", t);
+    m.sync = 0;
     CHECK(xchg_shm_piece(XCHG_ALLTOALL, 4, 4096) == 256 &&
               xchg_shm_piece(XCHG_ALLTOALL, 3, 4096) == 448 &&
               xchg_shm_piece(XCHG_ALLGATHER, 3, 4096) == 1344 &&

@@ -11,7 +11,7 @@
  * Native curves (`native COLLECTIVE N BYTES:SECONDS ...`): valid lines, every bad form, reading
  * the curve between and beyond its points, adding and replacing curves, the writer, and the
  * cost of native with and without a curve (tuning/cost_native.c).
- * Version 2: the machine line's beta_inter=, tau_inter= and inject=, the rules' nodes= field
+ * Version 2: the machine line's beta_inter=, tau_inter=, inject= and sync=, the rules' nodes= field
  * (valid forms, lookup by node count, every bad form, a huge bad value), each of them reported
  * and skipped in a version 1 file, and the writer (version 2 only when a table needs it).
  */
@@ -228,7 +228,8 @@ static void test_bad_lines(void)
     check_bad_line("machine beta=1e-6 tau=1e-10 rho=1e-10 gamma=1", "'gamma' is not one of");
     check_bad_line("machine beta=1e-6 beta=1e-6 rho=1e-10 port_share=1", "gives beta twice");
     check_bad_line("machine beta=1 tau=1 rho=1 port_share=1 host=x", "'host' is not one of");
-    check_bad_line("machine beta=1 tau=1 rho=1 port_share=1 a=1 b=2 c=3 d=4", "too many fields");
+    check_bad_line("machine beta=1 tau=1 rho=1 port_share=1 a=1 b=2 c=3 d=4 e=5",
+                   "too many fields");
     check_bad_line("xchg-tuning 1", "second version line");
     /* native curves */
     check_bad_line("native", "native line has too few fields");
@@ -987,7 +988,7 @@ static void test_v2_valid(void)
     static const char text[] =
         "xchg-tuning 2\n" /* 1 */
         "machine beta=1e-06 tau=1e-10 rho=5e-11 port_share=0.5 beta_inter=6e-06 "
-        "tau_inter=4e-10 inject=3\n"                                   /* 2 */
+        "tau_inter=4e-10 inject=3 sync=4e-07\n"                        /* 2 */
         "alltoall  16  nodes=4    0-*   pairwise:k=2\n"                /* 3 */
         "alltoall  16  nodes=2-3  0-*   native\n"                      /* 4 */
         "alltoall  16  nodes=5-*  1K-*  pairwise\n"                    /* 5 */
@@ -1008,11 +1009,13 @@ static void test_v2_valid(void)
     CHECK(table.has_machine && table.machine.beta == 1e-06 && table.machine.tau == 1e-10 &&
               table.machine.rho == 5e-11 && table.machine.port_share == 0.5 &&
               table.machine.beta_inter == 6e-06 && table.machine.tau_inter == 4e-10 &&
-              table.machine.inject == 3 && table.machine.node_share == 0,
+              table.machine.inject == 3 && table.machine.node_share == 0 &&
+              table.machine.sync == 4e-07,
           "version 2 machine line: got beta %g tau %g rho %g port_share %g beta_inter %g "
-          "tau_inter %g inject %d",
+          "tau_inter %g inject %d sync %g",
           table.machine.beta, table.machine.tau, table.machine.rho, table.machine.port_share,
-          table.machine.beta_inter, table.machine.tau_inter, table.machine.inject);
+          table.machine.beta_inter, table.machine.tau_inter, table.machine.inject,
+          table.machine.sync);
     for (int i = 0; i < table.nrules && i < 7; i++)
         CHECK(table.rules[i].nmin == want_nodes[i][0] && table.rules[i].nmax == want_nodes[i][1] &&
                   table.rules[i].pmin >= 1 && table.rules[i].line == (i < 6 ? 3 + i : 9),
@@ -1111,8 +1114,13 @@ static void test_v2_bad_lines(void)
                       "tau_inter=, inject=");
     check_bad_line_in(2,
                       "machine beta=1 tau=1 rho=1 port_share=1 beta_inter=1 tau_inter=1 "
-                      "inject=1 x=1",
+                      "inject=1 sync=1 x=1",
                       "too many fields");
+    check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 sync=x",
+                      "bad value sync=x (expected a number >= 0)");
+    check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 sync=-1e-7", "bad value sync=");
+    check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 sync=1 sync=2",
+                      "gives sync twice");
     check_bad_line_in(2, "xchg-tuning 2", "second version line");
     /* version 2 items in a version 1 file: reported and skipped */
     check_bad_line_in(1, "alltoall 16 nodes=4 0-* pairwise",
@@ -1125,6 +1133,8 @@ static void test_v2_bad_lines(void)
                       "machine line: tau_inter= needs 'xchg-tuning 2'");
     check_bad_line_in(1, "machine inject=4 beta=1 tau=1 rho=1 port_share=1",
                       "machine line: inject= needs 'xchg-tuning 2'");
+    check_bad_line_in(1, "machine beta=1 tau=1 rho=1 port_share=1 sync=4e-7",
+                      "machine line: sync= needs 'xchg-tuning 2'");
 }
 
 /* A 100 KB value in a version 2 field: one short report quoting a prefix, with the reason. */
@@ -1199,6 +1209,9 @@ static void test_v2_round_trip(void)
     table.machine.beta_inter = 3e-6;
     CHECK(xchg_table_needs_v2(&table), "needs_v2: beta_inter does");
     table.machine.beta_inter = 0;
+    table.machine.sync = 4e-7;
+    CHECK(xchg_table_needs_v2(&table), "needs_v2: sync does");
+    table.machine.sync = 0;
     table.nrules = 1;
     table.rules = &rules[2];
     CHECK(!xchg_table_needs_v2(&table), "needs_v2: nodes=* does not");
@@ -1218,12 +1231,14 @@ static void test_v2_round_trip(void)
     table.machine.beta_inter = 6e-06;
     table.machine.tau_inter = 1.0 / 3.0 * 1e-9;
     table.machine.inject = 3;
+    table.machine.sync = 4e-07;
     out = open_memstream(&text, &len);
     rc = xchg_table_write(out, &table, "two levels");
     fclose(out);
     CHECK(rc == 0 && strncmp(text, "xchg-tuning 2\n# two levels\n", 27) == 0 &&
               strstr(text, "\nmachine beta=1e-06 tau=1e-10 rho=5e-11 port_share=0.5 "
-                           "beta_inter=6e-06 tau_inter=3.333333333333333e-10 inject=3\n") &&
+                           "beta_inter=6e-06 tau_inter=3.333333333333333e-10 inject=3 "
+                           "sync=4e-07\n") &&
               strstr(text, "\n# collective procs   nodes     bytes         algorithm") &&
               strstr(text, "\nalltoall     16      nodes=4   *             pairwise:k=2\n") &&
               strstr(text, "\nalltoall     2-15    nodes=2-* 1K-*          native\n") &&
