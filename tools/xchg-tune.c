@@ -40,8 +40,9 @@
  *        the figure measures the messages in flight rather than processes waiting for a
  *        processor that a collective on this node would not leave idle.
  *  3. rho: seconds per byte of memcpy of 8 MiB on rank 0; sync, a pass through the node's
- *     shared segment: beta times the shm MPI_Alltoall of 1 B over pairwise's, both timed between
- *     world ranks 0 and a rank of its node (measure_sync; none without such a rank).
+ *     shared segment: the shm MPI_Alltoall of 1 B over pairwise's with every message at once,
+ *     both timed on rank 0's node, times the model's price of that pairwise call (measure_sync;
+ *     none when rank 0 is alone on its node).
  *  4. native: the MPI library's own collective (forced in-process with xchg_force, so the
  *     tool's own MPI_Alltoall etc. go through the shim) is timed for each collective, each
  *     communicator size of --sizes (default 2 .. the job's size) and each block-size bucket
@@ -945,7 +946,8 @@ typedef struct measured {
     int port_measured;
     double rho;
     size_t copy_bytes;
-    double sync_ratio; /* a pass through rank 0's node's segment / a message (0: not measured) */
+    double sync_ratio;      /* shm / pairwise:k=n-1, 1 B, on rank 0's node (0: not measured) */
+    int sync_ranks;         /* n, that node's ranks */
     double cross_sustained; /* tau of the two largest ping-pongs across nodes (0: not used) */
     int inject_senders;     /* ranks of rank 0's node that sent at once (0: not measured) */
     double inject_one, inject_all; /* one of them alone, all of them: seconds */
@@ -1056,39 +1058,70 @@ static int measure_inject(xchg_ctx_t *ctx, size_t bytes, int reps, char *sendbuf
     return MPI_SUCCESS;
 }
 
-/* sync: what one pass through a node's shared segment costs, relative to a message's start-up:
- * the shm algorithm's MPI_Alltoall of 1 B between world ranks 0 and peer against pairwise's
- * (one message each way), both forced in-process and timed like every candidate. A timed call
- * of either carries the same overhead besides its pass or its message (the call's own path,
- * the barrier's skew: 0.3 to 0.5 us a call with MPICH at 2 ranks on a 2-core VM, where the
- * ping-pong's beta is 0.13 us), so the ratio of the two, not shm's time, is what a pass costs
- * against beta: sync = beta * t_shm / t_pairwise. The models price a pass by it (tuning/cost.h,
- * xchg_cost_sync); without it by beta itself. Collective over the world; *ratio is rank 0's, 0
- * when a timing failed. */
-static int measure_sync(xchg_ctx_t *ctx, const options_t *opt, int peer, double *ratio)
+/* sync: what one pass through a node's shared segment costs, against messages: the shm
+ * algorithm's MPI_Alltoall of 1 B and pairwise's with every message at once (k = n - 1), on the
+ * communicator of rank 0's node's n ranks, both forced in-process and timed like every
+ * candidate. A timed call of either carries the same overhead besides its pass or its messages:
+ * the call's own path and the barrier's skew (0.3 to 0.5 us a call with MPICH at 2 ranks on a
+ * 2-core VM, where the ping-pong's beta is 0.13 us), and on a node with more ranks than cores
+ * the waits for every rank to be scheduled, which the ping-pong, run while the other ranks
+ * sleep, does not see (Open MPI, 8 ranks on 2 cores: 7 to 30 us a call of 1 B against a priced
+ * 1 to 10). So the ratio of the two, not shm's time, is what a pass costs against the model's
+ * price of that pairwise call (sync_from_ratio). A single timing of each scattered the ratio
+ * from 0.39 to 1.24 over 3 runs at 2 ranks (MPICH); the ratio of medians of SYNC_TURNS. Collective
+ * over the world; *ratio and *n are rank 0's (*ratio 0 when a timing failed). */
+#define SYNC_TURNS 5 /* each timed this many times, in turns; the medians' ratio */
+
+static int measure_sync(xchg_ctx_t *ctx, const options_t *opt, double *ratio, int *n)
 {
-    MPI_Comm pair;
-    int in = ctx->rank == 0 || ctx->rank == peer, rc;
+    MPI_Comm node;
+    int mine, in, rc;
+    *n = node_count(ctx, &mine);
+    in = mine >= 0;
     *ratio = 0;
-    rc = MPI_Comm_split(MPI_COMM_WORLD, in ? 0 : MPI_UNDEFINED, ctx->rank, &pair);
+    rc = MPI_Comm_split(MPI_COMM_WORLD, in ? 0 : MPI_UNDEFINED, ctx->rank, &node);
     if (rc != MPI_SUCCESS)
         return rc;
     if (in) {
         tool_call_t call;
         double wall, budget = opt->quick ? 0.004 : 0.02, shm = -1, msg = -1;
-        rc = tool_call_alloc(&call, XCHG_ALLTOALL, 2, ctx->rank == 0 ? 0 : 1, 2, 2);
-        if (rc == MPI_SUCCESS) {
-            shm = time_spec(XCHG_ALLTOALL, "shm", 1, budget, opt, &call, pair, &wall);
-            msg = time_spec(XCHG_ALLTOALL, "pairwise:k=1", 1, budget, opt, &call, pair, &wall);
+        double shms[SYNC_TURNS] = {-1}, msgs[SYNC_TURNS] = {-1};
+        char pairwise[32];
+        snprintf(pairwise, sizeof pairwise, "pairwise:k=%d", *n - 1);
+        if (tool_call_alloc(&call, XCHG_ALLTOALL, *n, mine, (size_t)*n, (size_t)*n) ==
+            MPI_SUCCESS) {
+            /* in turns, so that a change of the machine's load touches both alike */
+            for (int turn = 0; turn < SYNC_TURNS; turn++) {
+                shms[turn] = time_spec(XCHG_ALLTOALL, "shm", 1, budget, opt, &call, node, &wall);
+                msgs[turn] = time_spec(XCHG_ALLTOALL, pairwise, 1, budget, opt, &call, node, &wall);
+            }
             tool_call_free(&call);
+            qsort(shms, SYNC_TURNS, sizeof *shms, tool_cmp_double);
+            qsort(msgs, SYNC_TURNS, sizeof *msgs, tool_cmp_double);
+            shm = shms[SYNC_TURNS / 2];
+            msg = msgs[SYNC_TURNS / 2];
         }
-        if (shm > 0 && msg > 0)
+        if (shms[0] > 0 && msgs[0] > 0)
             *ratio = shm / msg;
-        MPI_Comm_free(&pair);
+        MPI_Comm_free(&node);
     }
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return tool_barrier(MPI_COMM_WORLD, ctx->rank != 0 && ctx->rank != peer);
+    return tool_barrier(MPI_COMM_WORLD, !in);
+}
+
+/* sync from measure_sync's ratio: the ratio times the model's price of the pairwise call it was
+ * measured against (on one node of n ranks, with machine's constants), less the shm call's own
+ * copies; 0 (a pass priced at beta) without a ratio or with nothing left. */
+static double sync_from_ratio(double ratio, int n, const xchg_machine_t *machine)
+{
+    xchg_call_t call = tool_model_call(XCHG_ALLTOALL, n, 1);
+    xchg_params_t params = {0};
+    double sync;
+    if (!(ratio > 0) || n < 2)
+        return 0.0;
+    params.nports = n - 1;
+    sync = ratio * xchg_cost_alltoall_pairwise(&call, machine, &params) -
+           (2.0 * (n - 1) + 1.0) * machine->rho;
+    return sync > 0 ? sync : 0.0;
 }
 
 static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
@@ -1201,7 +1234,7 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
 
     /* a pass through the node's segment */
     if (m->same_peer > 0) {
-        rc = measure_sync(ctx, opt, m->same_peer, &m->sync_ratio);
+        rc = measure_sync(ctx, opt, &m->sync_ratio, &m->sync_ranks);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -1221,11 +1254,11 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
         }
         if (m->rho > 0)
             machine->rho = m->rho;
-        machine->sync = m->same.ok ? m->sync_ratio * machine->beta : 0.0;
         if (xchg_fit_port_share(m->t_k + 1, m->kmax, machine->beta, &m->port_share) == 0) {
             m->port_measured = 1;
             machine->port_share = m->port_share;
         }
+        machine->sync = m->same.ok ? sync_from_ratio(m->sync_ratio, m->sync_ranks, machine) : 0;
     }
     free(buf);
     free(recvbuf);
@@ -1350,9 +1383,9 @@ static void describe_measurements(FILE *out, const char *prefix, const measured_
             m->copy_bytes, machine->rho, machine->rho > 0 ? 1e-9 / machine->rho : 0.0);
     if (machine->sync > 0)
         fprintf(out,
-                "%sa pass through the node's shared segment (shm alltoall of 1 B, world ranks 0 "
-                "and %d) took %.2f times pairwise's message: sync=%.3g s\n",
-                prefix, m->same_peer, m->sync_ratio, machine->sync);
+                "%sa pass through the node's shared segment (shm alltoall of 1 B on rank 0's "
+                "node, %d ranks) took %.2f times pairwise:k=%d's call: sync=%.3g s\n",
+                prefix, m->sync_ranks, m->sync_ratio, m->sync_ranks - 1, machine->sync);
 }
 
 /* The 1-minute load average (Linux), "?" elsewhere: the machine may be shared. */
