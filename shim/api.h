@@ -70,6 +70,8 @@ typedef struct xchg_choice {
  * ends at once (MPICH and Open MPI: 0.0 to 0.2 us at 0 B, where the xchg models price a call at
  * 0 and every xchg algorithm still synchronises or agrees). */
 int xchg_model_clear_win(const xchg_call_t *call, double xchg_time, double native_time);
+/* The call moves no bytes (alltoallv: the agreed or carried h1 and h2 are 0). */
+int xchg_call_empty(const xchg_call_t *call);
 /* Every algorithm of the call's collective that the models can price (native included),
  * fastest first, at most max; returns how many. */
 int xchg_model_rank(const xchg_call_t *call, xchg_choice_t *ranked, int max);

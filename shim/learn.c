@@ -118,13 +118,14 @@ static void add(xchg_lp_cand_t *cand, int *n, const xchg_choice_t *c)
  * cached verdict, the settled winner): the decided choice when it is cached or an xchg algorithm
  * (the models' clear win); else, when the models see no clear win either way (the best xchg
  * candidate is priced within XCHG_MODEL_MARGIN of native, above it or below), that candidate;
- * native first only when the models price it clearly faster. Native is probed in every round
- * anyway, and probed after a measured candidate its probe is sized by that measurement
- * (learn_policy.c, fit_native): when the xchg candidate is much the faster, native costs one
- * call instead of a full probe; when native is the faster, both are probed in full in either
- * order. On one node the models price a message's start-up and a pass through the segment by
- * the same beta, so every small call there is such a tie, and most are won by shared memory
- * (MPICH, 2 ranks: shm 0.14 to 0.23 us against native's 0.26 to 0.45 at 1 B to 256 B). */
+ * native first only when the models price it clearly faster or the call moves no bytes. Native
+ * is probed in every round anyway, and probed after a measured candidate its probe is sized by
+ * that measurement (learn_policy.c, fit_native): when the xchg candidate is much the faster,
+ * native costs one call instead of a full probe; when native is the faster, both are probed in
+ * full in either order. On one node without a table's sync the models price a message's
+ * start-up and a pass through the segment by the same beta, so every small call there is such a
+ * tie, and most are won by shared memory (MPICH, 2 ranks: shm 0.14 to 0.23 us against native's
+ * 0.26 to 0.45 at 1 B to 256 B). */
 static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *decided,
                       xchg_lp_cand_t *cand, int *first)
 {
@@ -144,8 +145,9 @@ static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *
     for (int i = 0; i < n && source == XCHG_FROM_MODEL && d.algo == native; i++) {
         if (ranked[i].algo == native)
             continue;
-        if (ranked[i].time <= XCHG_MODEL_MARGIN * cand[0].predicted)
-            d = ranked[i]; /* no clear win either way; a cached verdict of native stays */
+        if (ranked[i].time <= XCHG_MODEL_MARGIN * cand[0].predicted && !xchg_call_empty(call))
+            d = ranked[i]; /* no clear win either way; a cached verdict of native stays, and an
+                              empty call starts from native (xchg_model_clear_win) */
         break;
     }
     if (d.algo != native) {

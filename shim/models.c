@@ -47,12 +47,15 @@ const xchg_impl_t *xchg_algo_impl(int index)
     return index >= 0 && index < xchg_nalgos && index < XCHG_REGISTRY_MAX ? bound[index] : NULL;
 }
 
+int xchg_call_empty(const xchg_call_t *call)
+{
+    return call->coll == XCHG_ALLTOALLV ? call->max_send_bytes == 0 && call->max_recv_bytes == 0
+                                        : call->block_bytes == 0;
+}
+
 int xchg_model_clear_win(const xchg_call_t *call, double xchg_time, double native_time)
 {
-    int empty = call->coll == XCHG_ALLTOALLV
-                    ? call->max_send_bytes == 0 && call->max_recv_bytes == 0
-                    : call->block_bytes == 0;
-    if (empty)
+    if (xchg_call_empty(call))
         return 0;
     return xchg_time * XCHG_MODEL_MARGIN < native_time || !(native_time < INFINITY);
 }

@@ -40,10 +40,10 @@
  * costs about the same whatever the shape (ceil(log2 p) rounds of a few bytes), so for the
  * smallest calls it is the dearest part of a probe: 0.3 to 1.1 us on MPICH at 2 ranks, where a
  * call of 1 B through shared memory takes 0.2 us, and 1 to 63 us with Open MPI at 8 ranks on 2
- * cores, where the calls take 15 to 40 (2-core VM). Its cost is measured (shim/learn.c carries each agreement's time in the
- * next one) and reaches the policy agreed; until it is known it counts as nothing. With it, a
- * round of the smallest calls ends after the models' choice and native, and native is then
- * timed by one cold call (fit_native).
+ * cores, where the calls take 15 to 40 (2-core VM). Its cost is measured (shim/learn.c carries
+ * each agreement's time in the next one) and reaches the policy agreed; until it is known it
+ * counts as nothing. With it, a round of the smallest calls ends after the models' choice and
+ * native, and native is then timed by one cold call (fit_native).
  */
 #include <limits.h>
 #include <math.h>

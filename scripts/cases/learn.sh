@@ -22,7 +22,11 @@
 #    duplicates of the world, freeing each before the next, so only learning that outlives a
 #    communicator (shim/channel.c keeps a gone channel's domain for the next one of its group)
 #    ever settles a shape of 2 ranks: XCHG_VERBOSE must show at least one settled shape at p=2
-#    (without the kept domain: none), and every element must be right.
+#    (without the kept domain: none), and every element must be right;
+#  - calls that move no bytes: empty_calls at 2 and 3 ranks with an empty cache; the models must
+#    leave every such call to native from the first one (each "xchg: decide ... block=0" line
+#    names native: the xchg algorithms still synchronise where native ends at once), and no
+#    buffer byte may change.
 
 learn_prog=$TESTS/learn_check
 
@@ -166,4 +170,29 @@ if [ -x "$TESTS/comm_churn" ]; then
         fi
         report_launch "$name" "$start" "$log"
     fi
+fi
+
+if [ -x "$TESTS/empty_calls" ]; then
+    for p in 2 3; do
+        name="calls that move no bytes start from native (empty_calls p=$p)"
+        if begin_case "$name"; then
+            preloaded "$log" "$p" XCHG_CACHE=0 XCHG_VERBOSE=1 -- "$TESTS/empty_calls"
+            check_launch $? "$log" empty_calls
+            if [ "$outcome" = pass ]; then
+                decided=$(grep -ac '^xchg: decide [a-z]* p=[0-9]* block=0: ' "$log")
+                other=$(grep -a '^xchg: decide [a-z]* p=[0-9]* block=0: ' "$log" |
+                    grep -av 'block=0: native ' | head -n 1)
+                if [ "$decided" -lt 3 ]; then
+                    outcome=fail
+                    why="$decided 'xchg: decide ... block=0' lines, expected one per collective"
+                elif [ -n "$other" ]; then
+                    outcome=fail
+                    why="an empty call left to an xchg algorithm: $other"
+                fi
+            fi
+            report_launch "$name" "$start" "$log"
+        fi
+    done
+else
+    fail "empty_calls" "$TESTS/empty_calls is not built"
 fi
