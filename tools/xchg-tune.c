@@ -1068,8 +1068,9 @@ static int measure_inject(xchg_ctx_t *ctx, size_t bytes, int reps, char *sendbuf
  * sleep, does not see (Open MPI, 8 ranks on 2 cores: 7 to 30 us a call of 1 B against a priced
  * 1 to 10). So the ratio of the two, not shm's time, is what a pass costs against the model's
  * price of that pairwise call (sync_from_ratio). A single timing of each scattered the ratio
- * from 0.39 to 1.24 over 3 runs at 2 ranks (MPICH); the ratio of medians of SYNC_TURNS. Collective
- * over the world; *ratio and *n are rank 0's (*ratio 0 when a timing failed). */
+ * from 0.39 to 1.24 over 3 runs at 2 ranks (MPICH), so it is the ratio of medians of
+ * SYNC_TURNS each. Collective over the world; *ratio and *n are rank 0's (*ratio 0 when a
+ * timing failed). */
 #define SYNC_TURNS 5 /* each timed this many times, in turns; the medians' ratio */
 
 static int measure_sync(xchg_ctx_t *ctx, const options_t *opt, double *ratio, int *n)
@@ -1084,8 +1085,7 @@ static int measure_sync(xchg_ctx_t *ctx, const options_t *opt, double *ratio, in
         return rc;
     if (in) {
         tool_call_t call;
-        double wall, budget = opt->quick ? 0.004 : 0.02, shm = -1, msg = -1;
-        double shms[SYNC_TURNS] = {-1}, msgs[SYNC_TURNS] = {-1};
+        double wall, budget = opt->quick ? 0.004 : 0.02, shms[SYNC_TURNS], msgs[SYNC_TURNS];
         char pairwise[32];
         snprintf(pairwise, sizeof pairwise, "pairwise:k=%d", *n - 1);
         if (tool_call_alloc(&call, XCHG_ALLTOALL, *n, mine, (size_t)*n, (size_t)*n) ==
@@ -1098,11 +1098,9 @@ static int measure_sync(xchg_ctx_t *ctx, const options_t *opt, double *ratio, in
             tool_call_free(&call);
             qsort(shms, SYNC_TURNS, sizeof *shms, tool_cmp_double);
             qsort(msgs, SYNC_TURNS, sizeof *msgs, tool_cmp_double);
-            shm = shms[SYNC_TURNS / 2];
-            msg = msgs[SYNC_TURNS / 2];
+            if (shms[0] > 0 && msgs[0] > 0) /* no timing failed (-1) */
+                *ratio = shms[SYNC_TURNS / 2] / msgs[SYNC_TURNS / 2];
         }
-        if (shms[0] > 0 && msgs[0] > 0)
-            *ratio = shm / msg;
         MPI_Comm_free(&node);
     }
     return tool_barrier(MPI_COMM_WORLD, !in);
