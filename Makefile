@@ -89,8 +89,11 @@ $(CORE_LIB): $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+# -z now: the library's imports (PMPI_*, libm, libc) are bound when it is loaded, 0.1 ms at
+# most, not at their first call in the middle of a program's first collectives, where binding one
+# took up to 20 us on the 2-core VM (docs/results.md, stop 33).
 $(BUILD)/libxchg.so: $(LIB_OBJ)
-	$(MPICC) -shared -o $@ $^ $(LDLIBS)
+	$(MPICC) -shared -Wl,-z,now -o $@ $^ $(LDLIBS)
 
 # The MPI tools link the library's objects directly (no preload needed) and what they share
 # (tools/tool_common.c); xchg-sched and the unit tests link only the pure core, with

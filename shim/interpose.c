@@ -80,6 +80,8 @@ static void setup(void)
         xchg_version_say();
     xchg_ctx_world_init();
     machine_setup();
+    if (xchg_config.learn)
+        xchg_lp_warm();
 }
 
 int MPI_Init(int *argc, char ***argv)

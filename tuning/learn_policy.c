@@ -123,6 +123,13 @@ static int probed_ratio(const xchg_lp_t *lp, int family, double *ratio)
     return n;
 }
 
+void xchg_lp_warm(void)
+{
+    volatile double x = 2.0; /* not folded away */
+    x = exp(log(x));
+    (void)x;
+}
+
 /* The expected time of candidate c: measured, else its prediction times the scale (file header):
  * measured / predicted over the probed xchg candidates of its kind (messages or shared memory:
  * the two kinds' models rest on different constants, tau and beta against the copy rate, and a

@@ -117,6 +117,10 @@ void xchg_lp_probe_done(xchg_lp_t *lp, double seconds, double agree_s);
 /* The watch's agreed time of the winner: 1 when it drifted (the shape is probed again from its
  * next call), else 0. */
 int xchg_lp_watch_done(xchg_lp_t *lp, double seconds);
+/* Touch once, at the library's start, what the policy's first decisions need: the first log()
+ * of a process took 17 us on the 2-core VM (libm's code and tables faulted in), as long as 50
+ * calls of 1 B that a probe's decision would otherwise pay in the middle of a program. */
+void xchg_lp_warm(void);
 /* How many timed calls a probe of the current candidate has (for the caller's sample array). */
 int xchg_lp_probe_samples(const xchg_lp_t *lp);
 
