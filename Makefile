@@ -89,9 +89,10 @@ $(CORE_LIB): $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# -z now: the library's imports (PMPI_*, libm, libc) are bound when it is loaded, 0.1 ms at
-# most, not at their first call in the middle of a program's first collectives, where binding one
-# took up to 20 us on the 2-core VM (docs/results.md, stop 33).
+# -z now: the library's imports (PMPI_*, libm, libc) are bound when it is loaded (the loader's
+# start-up read 0.29 to 0.34 M cycles with and without, LD_DEBUG=statistics), not at their first
+# call in the middle of a program's first collectives, where binding one took up to 20 us on the
+# 2-core VM (docs/results.md, stop 33).
 $(BUILD)/libxchg.so: $(LIB_OBJ)
 	$(MPICC) -shared -Wl,-z,now -o $@ $^ $(LDLIBS)
 
