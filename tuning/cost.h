@@ -30,6 +30,12 @@ xchg_machine_t xchg_machine_for(const xchg_call_t *call, const xchg_machine_t *m
  * else a message's start-up inside the node (beta). */
 double xchg_cost_sync(const xchg_machine_t *machine);
 
+/* Seconds for every rank of call's busiest node to copy `bytes` at once (the shared-memory
+ * algorithms, which copy each byte in and out): rho a byte while the node's ranks are few or the
+ * bytes fit a rank's share of the caches, and slower beyond that once more of them copy than the
+ * node's memory serves at full speed (tuning/cost_base.c, NODE_COPY_STREAMS, NODE_COPY_CACHED). */
+double xchg_cost_node_copies(const xchg_call_t *call, const xchg_machine_t *machine, double bytes);
+
 /* Time of one round with nmsgs messages of at most max_bytes each in flight on every rank:
  * beta + max_bytes tau max(1 + port_share (nmsgs - 1), node_share nmsgs). */
 double xchg_cost_round(const xchg_machine_t *machine, int nmsgs, size_t max_bytes);

@@ -32,7 +32,8 @@
  *
  * Where it stands. It prices what the plan does, not what the MPI library does meanwhile: a
  * node's ranks wait for its leaders (they poll MPI's progress), and the copies are priced at
- * rho without the memory bandwidth the node's ranks share. It beats the flat algorithms where
+ * rho a byte, slowed where more of a node's ranks copy at once than its memory serves
+ * (xchg_cost_node_copies). It beats the flat algorithms where
  * start-ups between nodes dominate (p - 1 rounds of pairwise against N - 1 steps of a leader),
  * and loses to them by the copies where bytes dominate.
  */
@@ -121,7 +122,7 @@ static double exchange_time(const xchg_call_t *call, const xchg_machine_t *m, in
     }
     if (passes == 0)
         syncs = v;
-    return syncs * xchg_cost_sync(m) + copies * m->rho + worst;
+    return syncs * xchg_cost_sync(m) + xchg_cost_node_copies(call, m, copies) + worst;
 }
 
 /* MPI_Allgather: the leader's circulant rounds over the nodes. */
@@ -135,7 +136,7 @@ static double gather_time(const xchg_call_t *call, const xchg_machine_t *m, size
     piece = piece > 64 ? piece - piece % 64 : piece;
     passes = b == 0 ? 0 : ceil((double)b / (double)piece);
     return passes * (k.nnodes > 1 ? 2 : 1) * xchg_cost_sync(m) + passes * rounds * beta_between(m) +
-           bytes * tau_between(m) + (double)p * (double)b * m->rho;
+           bytes * tau_between(m) + xchg_cost_node_copies(call, m, (double)p * (double)b);
 }
 
 double xchg_cost_node(const xchg_call_t *call, const xchg_machine_t *machine, xchg_params_t *params)

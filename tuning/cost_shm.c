@@ -4,7 +4,8 @@
  *
  * A pass is one synchronisation, priced at sync (xchg_cost_sync: measured by xchg-tune, else one
  * start-up inside the node, beta: every rank's arrival must be seen by every other, as a
- * message's would), and every byte goes through memory twice (rho per byte copied):
+ * message's would), and every byte goes through memory twice (rho per byte copied, more once
+ * the node's ranks copy more at once than its memory serves: xchg_cost_node_copies):
  *   alltoall   passes sync + (2 (p - 1) + 1) b rho;
  *   allgather  passes sync + p b rho;
  *   alltoallv  passes sync + (h1 + h2) rho (the busiest sender's and receiver's bytes).
@@ -48,5 +49,5 @@ double xchg_cost_shm(const xchg_call_t *call, const xchg_machine_t *machine, xch
         copied =
             call->coll == XCHG_ALLTOALL ? (2.0 * (p - 1) + 1.0) * (double)b : (double)p * (double)b;
     }
-    return (double)passes * xchg_cost_sync(machine) + copied * machine->rho;
+    return (double)passes * xchg_cost_sync(machine) + xchg_cost_node_copies(call, machine, copied);
 }
