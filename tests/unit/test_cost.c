@@ -531,7 +531,8 @@ static void check_shm(void)
      * rank's 256 KiB of cache slowed by 8 / 3: eight ranks copy at once, more than the node's
      * memory serves at full speed (NODE_COPY_STREAMS, 3) */
     t = shm_price(XCHG_ALLGATHER, 8, 65536, 1 << 20, 0, 0, 0, &m, &ok);
-    CHECK(ok && fabs(t - (1e-6 + (262144 + 262144 * 8.0 / 3) * 1e-10)) < 1e-15, "shm allgather p=8: %g", t);
+    CHECK(ok && fabs(t - (1e-6 + (262144 + 262144 * 8.0 / 3) * 1e-10)) < 1e-15,
+          "shm allgather p=8: %g", t);
     /* alltoallv, p = 4, 1 MiB: regions of 262144 bytes, header 64; h1 fits */
     CHECK(xchg_shm_header_bytes(4) == 64 && xchg_shm_header_bytes(5) == 128 &&
               xchg_shm_region(4, 1 << 20) == 262144 && xchg_shm_region(3, 1000) == 320,
@@ -541,7 +542,8 @@ static void check_shm(void)
     CHECK(ok && fabs(t - (1e-6 + 150000 * 1e-10)) < 1e-15, "shm alltoallv fits: %g", t);
     /* h1 beyond the region: pieces of (262144 - 64) / 4 = 65520 bytes, 300000 in 5 more */
     t = shm_price(XCHG_ALLTOALLV, 4, 0, 1 << 20, 400000, 400000, 300000, &m, &ok);
-    CHECK(ok && fabs(t - (6e-6 + (262144 + 537856 * 4.0 / 3) * 1e-10)) < 1e-15, "shm alltoallv pieces: %g", t);
+    CHECK(ok && fabs(t - (6e-6 + (262144 + 537856 * 4.0 / 3) * 1e-10)) < 1e-15,
+          "shm alltoallv pieces: %g", t);
     /* refusals: no shared memory; slots that do not fit; p = 1 always served (a copy) */
     t = shm_price(XCHG_ALLTOALL, 4, 8, 0, 0, 0, 0, &m, &ok);
     CHECK(!ok && !(t < INFINITY), "shm without shared memory: applies %d, %g", ok, t);
@@ -559,14 +561,16 @@ static void check_shm(void)
         xchg_topo_t uneven = {.nnodes = 4, .min_node_ranks = 1, .max_node_ranks = 6};
         xchg_call_t c2 = {.comm_size = 2, .topo = &two}, c16 = {.comm_size = 16},
                     cu = {.comm_size = 13, .topo = &uneven};
-        CHECK(fabs(xchg_cost_node_copies(&c2, &m, 1e6) - 1e6 * 1e-10) < 1e-18 &&
-                  fabs(xchg_cost_node_copies(&c16, &m, 2e5) - 2e5 * 1e-10) < 1e-18 &&
-                  fabs(xchg_cost_node_copies(&c16, &m, 1e6) -
-                       (262144 + 737856 * 16.0 / 3) * 1e-10) < 1e-18 &&
-                  fabs(xchg_cost_node_copies(&cu, &m, 1e6) - (262144 + 737856 * 2.0) * 1e-10) <
-                      1e-18,
-              "node copies: %g %g %g", xchg_cost_node_copies(&c2, &m, 1e6),
-              xchg_cost_node_copies(&c16, &m, 1e6), xchg_cost_node_copies(&cu, &m, 1e6));
+        double two_ranks = xchg_cost_node_copies(&c2, &m, 1e6),
+               cached = xchg_cost_node_copies(&c16, &m, 2e5),
+               crowded = xchg_cost_node_copies(&c16, &m, 1e6),
+               busiest = xchg_cost_node_copies(&cu, &m, 1e6);
+        CHECK(fabs(two_ranks - 1e6 * 1e-10) < 1e-18, "node copies, 2 ranks: %g", two_ranks);
+        CHECK(fabs(cached - 2e5 * 1e-10) < 1e-18, "node copies, 16 ranks, 200 kB: %g", cached);
+        CHECK(fabs(crowded - (262144 + 737856 * 16.0 / 3) * 1e-10) < 1e-18,
+              "node copies, 16 ranks, 1 MB: %g", crowded);
+        CHECK(fabs(busiest - (262144 + 737856 * 2.0) * 1e-10) < 1e-18,
+              "node copies, busiest node of 6: %g", busiest);
     }
 }
 
