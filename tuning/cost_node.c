@@ -25,9 +25,7 @@
  * per pass (c = the limit's p-th part of a block, T = ceil(b / c)) two synchronisations and
  * ceil(log2 N) rounds of the leader; the node of fewest ranks receives the most, (p - n_min) b
  * bytes in all; p b rho of copies per rank. One node: no messages, one synchronisation a pass. p =
- * 1: the local copy. Without shared memory (the predicate refuses): INFINITY. On one node where
- * the shm algorithms serve the call: INFINITY too, so that the models and learning leave it to
- * them (the same copies, fewer passes); a forced node runs there all the same.
+ * 1: the local copy. Without shared memory (the predicate refuses): INFINITY.
  *
  * leaders left 0: the fastest of 1, 2, 4, ... up to n_max (and n_max), ties to the fewer. A
  * given leaders is kept as given (above n_x it acts as n_x).
@@ -154,12 +152,6 @@ double xchg_cost_node(const xchg_call_t *call, const xchg_machine_t *machine, xc
     if (p <= 1)
         return (double)call->block_bytes * machine->rho;
     if (limit == 0)
-        return INFINITY;
-    /* One node: node runs the shm algorithms' path with more passes (16 ranks on a 16-core
-     * machine, MPICH, alltoallv of 2 MiB blocks: 77 to 81 ms a call against shm's 23 ms, device
-     * run of 2026-11-26), so where shm serves the call the models leave it to shm; forced, node
-     * still runs (selection does not weigh a forced algorithm's price). */
-    if (topo->nnodes <= 1 && xchg_cost_shm(call, machine, &(xchg_params_t){0}) < INFINITY)
         return INFINITY;
     if (call->coll == XCHG_ALLGATHER)
         return limit / (size_t)p > 0 ? gather_time(call, machine, limit) : INFINITY;

@@ -950,25 +950,6 @@ static void check_cost(void)
      * windows: 3,2,2,1 at 64 KiB halves has windows of 9280 bytes, its longest stream 9 blocks */
     CHECK(node_cost(XCHG_ALLTOALL, 4, 1, 4, 4, 8, 1 << 20, &inside, 0, NULL) == 1,
           "one node: one synchronisation");
-    /* one node where the shm algorithms serve the call: left to them (INFINITY), for every
-     * collective; forced, node runs there all the same (tests/mpi: node_layout) */
-    for (int coll = 0; coll < XCHG_NCOLLS; coll++) {
-        xchg_topo_t one = {.nnodes = 1,
-                           .min_node_ranks = 4,
-                           .max_node_ranks = 4,
-                           .shm_bytes = 1 << 20,
-                           .node_shm_bytes = 1 << 20};
-        xchg_call_t call = {.coll = coll,
-                            .comm_size = 4,
-                            .topo = &one,
-                            .block_bytes = 8,
-                            .max_send_bytes = 32,
-                            .max_recv_bytes = 32,
-                            .max_block_bytes = 8};
-        xchg_params_t params = {0};
-        double t = xchg_cost_node(&call, &inside, &params);
-        CHECK(isinf(t), "one node with shm, collective %d: %g, expected INFINITY", coll, t);
-    }
     CHECK(fabs(node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 1000, 65536, &inside, 1, NULL) - 2) < 1e-9,
           "3,2,2,1, 9000 bytes in windows of 9280: one pass, two synchronisations");
     CHECK(fabs(node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 2000, 65536, &inside, 1, NULL) - 4) < 1e-9,
