@@ -5,9 +5,10 @@
  * A call shape is (learning domain, collective, size bucket, skew class). Shapes that the cost
  * models decide, or that a cached table decided (shim/cache.c), learn; a forced algorithm or a
  * rule of the user's own XCHG_TUNING table is obeyed as it is. A new shape's candidates are
- * native and the models' best xchg algorithms (those priced within CANDIDATE_SPAN of the best,
- * and the best with one message in flight, since the port count is what the models know
- * least), the decided one first. The policy then names, call by call, what runs, which calls
+ * native and the models' best xchg algorithms (those priced within the policy's span of the
+ * best, and the best with one message in flight, since the port count is what the models know
+ * least; on nodes linked by a network, the node algorithm: xchg_lp_node_joins), the decided one
+ * first. The policy then names, call by call, what runs, which calls
  * are timed, and at which call the ranks agree on the times.
  *
  * The one entry point per call is advance(): every call of a shape, on whichever path it takes
@@ -59,7 +60,6 @@
 #include "shim.h"
 #include "../tuning/table_write.h"
 
-#define CANDIDATE_SPAN 3.0   /* candidates: priced within this factor of the best xchg price */
 #define LEARNED_MAX 1024     /* settled shapes remembered for the cache and XCHG_LEARN=FILE */
 #define TEST_DRIFT_FACTOR 100.0 /* XCHG_TEST_DRIFT=1: watched times are taken this many times */
 
@@ -131,8 +131,8 @@ static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *
 {
     xchg_choice_t ranked[XCHG_MAX_ALGOS], d = *decided;
     int n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS), native = xchg_native_index(call->coll);
-    int ncand = 1;
-    double best = 0.0;
+    int ncand = 1, node = xchg_algo_find(call->coll, "node");
+    double best = 0.0, serial;
 
     cand[0] = (xchg_lp_cand_t){native, {0}, 0.0, 0.0, 0, 0, 0};
     for (int i = 0; i < n; i++) {
@@ -141,6 +141,7 @@ static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *
         else if (best == 0.0)
             best = ranked[i].time;
     }
+    serial = best;
     *first = 0;
     for (int i = 0; i < n && source == XCHG_FROM_MODEL && d.algo == native; i++) {
         if (ranked[i].algo == native)
@@ -156,10 +157,10 @@ static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *
         *first = ncand - 1;
     }
     for (int i = 0; i < n; i++)
-        if (ranked[i].algo != native && ranked[i].time <= CANDIDATE_SPAN * best)
+        if (ranked[i].algo != native && ranked[i].time <= xchg_lp_constants.span * best)
             add(cand, &ncand, &ranked[i]);
     /* the best one with one message in flight, when it has more */
-    for (int i = 1; i < ncand && ncand < XCHG_LP_MAX; i++) {
+    for (int i = 1; i < ncand; i++) {
         xchg_choice_t one = {cand[i].algo, cand[i].params, 0.0};
         const char *why;
         if (one.params.nports <= 1)
@@ -168,9 +169,19 @@ static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *
         if (!xchg_algos[one.algo].applies(call, &one.params, &why))
             break;
         one.time = xchg_algos[one.algo].cost(call, &xchg_config.machine, &one.params);
-        if (one.params.nports == 1 && one.time <= CANDIDATE_SPAN * best)
+        if (one.params.nports == 1 && one.time <= xchg_lp_constants.span * best)
             add(cand, &ncand, &one);
+        serial = one.params.nports == 1 ? one.time : serial;
         break;
+    }
+    /* the node algorithm where start-ups between nodes are dear (xchg_lp_node_joins), its time
+     * unknown: the models' price leaves out what it saves */
+    for (int i = 0; i < n; i++) {
+        xchg_choice_t unpriced = ranked[i];
+        unpriced.time = 0.0;
+        if (ranked[i].algo == node &&
+            xchg_lp_node_joins(call, &xchg_config.machine, ranked[i].time, serial))
+            add(cand, &ncand, &unpriced);
     }
     return ncand;
 }

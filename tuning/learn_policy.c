@@ -70,6 +70,9 @@ const xchg_lp_constants_t xchg_lp_constants = {
     .recheck_cold = 32,    /* soon, yet after a short-lived shape's calls */
     .setup_after = 16,     /* a shape made 16 times is one the program repeats: a set-up worth
                             * tens of its calls is paid back */
+    .span = 3.0,           /* the models' error between xchg algorithms is tens of percent */
+    .dear_link = 2.0,      /* one machine's emulated nodes measure about 1 (start-ups through one
+                            * memory); a network's are several times shared memory's */
 };
 
 #define C xchg_lp_constants
@@ -128,6 +131,16 @@ void xchg_lp_warm(void)
     volatile double x = 2.0; /* not folded away */
     x = exp(log(x));
     (void)x;
+}
+
+int xchg_lp_node_joins(const xchg_call_t *call, const xchg_machine_t *machine, double node_s,
+                       double serial_s)
+{
+    if (!call->topo || call->topo->nnodes <= 1 || !(machine->beta > 0))
+        return 0;
+    if (!(machine->beta_inter >= C.dear_link * machine->beta))
+        return 0;
+    return node_s < INFINITY && node_s <= C.span * serial_s;
 }
 
 /* The expected time of candidate c: measured, else its prediction times the scale (file header):

@@ -48,6 +48,9 @@ typedef struct xchg_lp_constants {
                               cold call is probed again */
     unsigned setup_after;   /* a candidate that must first set something up (the node's shared
                               segment made or grown) runs from the shape's call this many on */
+    double span;             /* candidates: xchg algorithms priced within this factor of the best */
+    double dear_link;        /* a start-up between nodes this many times one inside makes the
+                                node algorithm a candidate wherever it serves (xchg_lp_node_joins) */
 } xchg_lp_constants_t;
 
 extern const xchg_lp_constants_t xchg_lp_constants;
@@ -121,6 +124,16 @@ int xchg_lp_watch_done(xchg_lp_t *lp, double seconds);
  * of a process took 17 us on the 2-core VM (libm's code and tables faulted in), as long as 50
  * calls of 1 B that a probe's decision would otherwise pay in the middle of a program. */
 void xchg_lp_warm(void);
+/* Whether the node algorithm, priced node_s, joins a new shape's candidates although the models
+ * rank it below those within span of the best: when call spans nodes, a start-up between nodes
+ * costs at least dear_link times one inside (machine's beta_inter against beta), and node_s is
+ * within span of serial_s, the best candidate's price with one message in flight. The models
+ * price the messages that a rank has in flight between nodes as one start-up; where start-ups
+ * between nodes are dear, the messages of a node's ranks pass its one interface one after
+ * another, which the node algorithm saves and the models do not see (docs/design.md); so it
+ * joins with its time unknown (predicted 0: probed by a few calls, never judged hopeless). */
+int xchg_lp_node_joins(const xchg_call_t *call, const xchg_machine_t *machine, double node_s,
+                       double serial_s);
 /* How many timed calls a probe of the current candidate has (for the caller's sample array). */
 int xchg_lp_probe_samples(const xchg_lp_t *lp);
 
