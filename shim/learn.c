@@ -178,10 +178,12 @@ static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *
      * unknown: the models' price leaves out what it saves */
     for (int i = 0; i < n; i++) {
         xchg_choice_t unpriced = ranked[i];
+        if (ranked[i].algo != node)
+            continue;
         unpriced.time = 0.0;
-        if (ranked[i].algo == node &&
-            xchg_lp_node_joins(call, &xchg_config.machine, ranked[i].time, serial))
+        if (xchg_lp_node_joins(call, &xchg_config.machine, ranked[i].time, serial))
             add(cand, &ncand, &unpriced);
+        break;
     }
     return ncand;
 }
@@ -364,10 +366,14 @@ static void announce(const xchg_ctx_t *ctx, const xchg_shape_t *s)
             used += (size_t)snprintf(line + used, sizeof line - used, " %s[%s] %.2fus%s",
                                      xchg_algos[lp->cand[c].algo].name, text,
                                      lp->cand[c].measured * 1e6, c + 1 < lp->ncand ? "," : "");
-        else
+        else if (lp->cand[c].predicted > 0)
             used += (size_t)snprintf(line + used, sizeof line - used, " %s[%s] not run (priced "
                                      "%.2fus)%s", xchg_algos[lp->cand[c].algo].name, text,
                                      lp->cand[c].predicted * 1e6, c + 1 < lp->ncand ? "," : "");
+        else
+            used += (size_t)snprintf(line + used, sizeof line - used, " %s[%s] not run (unpriced)%s",
+                                     xchg_algos[lp->cand[c].algo].name, text,
+                                     c + 1 < lp->ncand ? "," : "");
     }
     xchg_params_format(&xchg_algos[lp->cand[lp->winner].algo], &lp->cand[lp->winner].params, text,
                        sizeof text);
