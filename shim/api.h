@@ -26,6 +26,9 @@ int xchg_force(int coll, const char *spec);
 const xchg_machine_t *xchg_api_machine(void);
 /* Price with these constants from now on (their native curves included; NULL: none). */
 void xchg_api_set_machine(const xchg_machine_t *machine);
+/* The gap at a node between nodes (xchg_machine_t.gap_inter) on the world's layout, as the
+ * calibration at MPI_Init measures it (collective over MPI_COMM_WORLD); 0 on one node. */
+double xchg_api_measure_gap(double beta_inter);
 /* Rules of the loaded tuning table (XCHG_TUNING); 0 without one. */
 int xchg_api_table_rules(void);
 /* Load the tuning table at path in place of the current one (XCHG_TUNING's), as XCHG_TUNING

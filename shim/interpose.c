@@ -56,10 +56,10 @@ static void machine_setup(void)
         const xchg_machine_t *m = &xchg_config.machine;
         fprintf(stderr,
                 "xchg: cache %s: %d rules%s; machine beta=%.3gs tau=%.3gs/B beta_inter=%.3gs "
-                "tau_inter=%.3gs/B rho=%.3gs/B (%s)\n",
+                "tau_inter=%.3gs/B gap_inter=%.3gs rho=%.3gs/B (%s)\n",
                 xchg_config.cache_path[0] ? xchg_config.cache_path : "off",
                 xchg_config.cache.nrules, xchg_config.cache.has_machine ? " and a machine line" : "",
-                m->beta, m->tau, m->beta_inter, m->tau_inter, m->rho,
+                m->beta, m->tau, m->beta_inter, m->tau_inter, m->gap_inter, m->rho,
                 xchg_config.table.has_machine ? "XCHG_TUNING"
                 : xchg_config.cache.has_machine ? "cached"
                 : xchg_config.machine_measured ? "measured now"

@@ -82,6 +82,10 @@ int xchg_cache_write(const xchg_table_t *table, const char *comment);
 /* calibrate.c: measure beta, tau (and across nodes) and rho into machine in a few milliseconds
  * (collective over MPI_COMM_WORLD, from MPI_Init); 1 when it measured, 0 when it left them. */
 int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machine);
+/* The seconds a node spends on each message out of it when every rank sends across at once
+ * (gap_inter), from bursts over MPI_COMM_WORLD (collective); 0 on one node or when nothing
+ * plausible was measured. beta_inter: a message's start-up between nodes. */
+double xchg_measure_gap(const int *world_node, int world_size, double beta_inter);
 /* The last context each thread looked up, valid while no context was freed since (a freed
  * communicator's handle may be reused by a new one). */
 typedef struct xchg_last_ctx {

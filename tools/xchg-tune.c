@@ -1269,6 +1269,10 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
     machine->tau_inter = xchg_fit_round(machine->tau_inter);
     machine->sync = xchg_fit_round(machine->sync);
     rc = tool_bcast(machine, (int)(sizeof *machine), MPI_BYTE, 0, MPI_COMM_WORLD);
+    /* the gap at a node, as the calibration at MPI_Init measures it: every rank sends across at
+       once (collective, the same value on every rank) */
+    if (rc == MPI_SUCCESS && ctx->nnodes > 1 && machine->beta_inter > 0)
+        machine->gap_inter = xchg_fit_round(xchg_api_measure_gap(machine->beta_inter));
     m->seconds = MPI_Wtime() - start;
     return rc;
 }
@@ -1384,6 +1388,11 @@ static void describe_measurements(FILE *out, const char *prefix, const measured_
                 "%sa pass through the node's shared segment (shm alltoall of 1 B on rank 0's "
                 "node, %d ranks) took %.2f times pairwise:k=%d's call: sync=%.3g s\n",
                 prefix, m->sync_ranks, m->sync_ratio, m->sync_ranks - 1, machine->sync);
+    if (machine->gap_inter > 0)
+        fprintf(out,
+                "%severy rank sending small messages to ranks of other nodes at once: a node "
+                "spends gap_inter=%.3g s on each message out of it\n",
+                prefix, machine->gap_inter);
 }
 
 /* The 1-minute load average (Linux), "?" elsewhere: the machine may be shared. */
@@ -1570,6 +1579,8 @@ int main(int argc, char **argv)
         if (machine.beta_inter > 0 || machine.tau_inter > 0)
             fprintf(info, ", across nodes beta_inter=%.4g tau_inter=%.4g", machine.beta_inter,
                     machine.tau_inter);
+        if (machine.gap_inter > 0)
+            fprintf(info, " gap_inter=%.4g", machine.gap_inter);
         fprintf(info, " (measured in %.1f s)\n", m.seconds);
         fflush(info);
     }

@@ -5,7 +5,8 @@
  *     predicted time = C1 * beta + C2 * tau + (bytes copied locally) * rho,
  * with k simultaneous messages costing beta + m tau (1 + port_share (k - 1)) per round.
  * Two levels: a call whose communicator spans nodes is priced with the inter-node constants
- * (xchg_machine_for), and a node's injection limit slows its rounds (xchg_cost_round).
+ * (xchg_machine_for), and a node's injection limit and the gap it spends on each message out
+ * of it (LogGP's g: gap_inter) slow its rounds (xchg_cost_round).
  * Each function completes the zero fields of params with the values the model prefers and
  * returns the predicted time in seconds, or INFINITY when the algorithm cannot serve the call.
  * Pure code: no MPI calls.
@@ -21,8 +22,9 @@ extern const xchg_machine_t xchg_machine_default;
 /* The constants that price call's messages (the model of a flat algorithm, whose every round
  * has some rank whose message leaves its node once the communicator spans nodes):
  *  - one node (call->topo NULL or topo->nnodes <= 1): machine as it is;
- *  - more nodes: beta and tau are beta_inter and tau_inter (where they are not 0), and with an
- *    injection limit node_share = max_node_ranks / inject (see xchg_machine_t).
+ *  - more nodes: beta and tau are beta_inter and tau_inter (where they are not 0), with an
+ *    injection limit node_share = max_node_ranks / inject, and with a gap at the node
+ *    node_gap = max_node_ranks gap_inter (see xchg_machine_t).
  * The same call gives the same constants again when its result is passed back in. */
 xchg_machine_t xchg_machine_for(const xchg_call_t *call, const xchg_machine_t *machine);
 
@@ -37,7 +39,8 @@ double xchg_cost_sync(const xchg_machine_t *machine);
 double xchg_cost_node_copies(const xchg_call_t *call, const xchg_machine_t *machine, double bytes);
 
 /* Time of one round with nmsgs messages of at most max_bytes each in flight on every rank:
- * beta + max_bytes tau max(1 + port_share (nmsgs - 1), node_share nmsgs). */
+ * beta + max(max_bytes tau (1 + port_share (nmsgs - 1)),
+ *            nmsgs (max_bytes tau node_share + node_gap)). */
 double xchg_cost_round(const xchg_machine_t *machine, int nmsgs, size_t max_bytes);
 
 double xchg_cost_native(const xchg_call_t *call, const xchg_machine_t *machine,

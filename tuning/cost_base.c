@@ -23,6 +23,16 @@
  * two sums. That is exact when the node's link or the ports bound every round, and below the
  * round-by-round maximum otherwise (a lower bound then).
  *
+ * The gap at a node (gap_inter, LogGP's g): a node spends gap_inter on every message that leaves
+ * it, one message after another, whatever its size. A round of k messages per rank keeps the
+ * busiest node busy max_node_ranks k gap_inter (node_gap k), added to its link's bytes; pairwise
+ * over the whole call n (p - n) gap_inter; the ring on consecutive nodes one gap a step. Without
+ * it the models let a rank's messages in flight share one start-up, and on the emulated 3,2,2,1
+ * cluster at 100 Mbit/s (8 ranks on 2 cores) they priced pairwise:k=7 at 1 B below radix:r=2
+ * where it ran 1.5 times slower (370 against 245 us); the calibration there measured gap_inter
+ * = 17 to 22 us (shim/calibrate.c), and with it the models rank node, radix and pairwise:k=7 as
+ * they ran.
+ *
  * Against the simulator (build/xchg-sim, docs/sim.md): exact for every flat algorithm on one
  * level with even blocks. Before pairwise took the node's total, the bound above showed on
  * nodes: pairwise k = 1 on nodes of 3, 5 and 8 ranks (inject 1, 1 KiB blocks) ran 1.2 times
@@ -59,6 +69,8 @@ xchg_machine_t xchg_machine_for(const xchg_call_t *call, const xchg_machine_t *m
         m.tau = m.tau_inter;
     if (m.inject > 0 && topo->max_node_ranks > 0)
         m.node_share = (double)topo->max_node_ranks / m.inject;
+    if (m.gap_inter > 0 && topo->max_node_ranks > 0)
+        m.node_gap = m.gap_inter * topo->max_node_ranks;
     return m;
 }
 
@@ -90,24 +102,32 @@ double xchg_cost_node_copies(const xchg_call_t *call, const xchg_machine_t *mach
 
 double xchg_cost_round(const xchg_machine_t *machine, int nmsgs, size_t max_bytes)
 {
-    double ports, node;
+    double bytes = (double)max_bytes * machine->tau, ports, node;
     if (nmsgs <= 0)
         return 0.0;
-    ports = 1.0 + machine->port_share * (nmsgs - 1);
-    node = machine->node_share * nmsgs;
-    return machine->beta + (double)max_bytes * machine->tau * (node > ports ? node : ports);
+    ports = bytes * (1.0 + machine->port_share * (nmsgs - 1));
+    node = (bytes * machine->node_share + machine->node_gap) * nmsgs;
+    return machine->beta + (node > ports ? node : ports);
 }
 
-/* The messages the busiest node's link carries in a whole pairwise exchange, in units of one
- * message at full speed: max_node_ranks (p - max_node_ranks) / inject (see the top); 0 without
- * an injection limit or on one node. */
-static double pairwise_node_load(const xchg_call_t *call, const xchg_machine_t *machine)
+/* The messages the busiest node's link carries in a whole pairwise exchange: max_node_ranks
+ * (p - max_node_ranks) (see the top); 0 on one node. */
+static double pairwise_node_messages(const xchg_call_t *call)
 {
     int p = call->comm_size, n;
-    if (!(machine->node_share > 0) || !(machine->inject > 0) || !call->topo)
+    if (!call->topo || call->topo->nnodes <= 1)
         return 0.0;
     n = call->topo->max_node_ranks < p ? call->topo->max_node_ranks : p;
-    return (double)n * (p - n) / machine->inject;
+    return (double)n * (p - n);
+}
+
+/* Those messages in units of one message at full speed (/ inject); 0 without an injection limit
+ * or on one node. */
+static double pairwise_node_load(const xchg_call_t *call, const xchg_machine_t *machine)
+{
+    if (!(machine->node_share > 0) || !(machine->inject > 0))
+        return 0.0;
+    return pairwise_node_messages(call) / machine->inject;
 }
 
 /* ceil((p-1)/k) rounds of k messages of `message` bytes: R beta + m tau max(R (1 + s (k - 1)),
@@ -131,27 +151,33 @@ static double pairwise_node_load(const xchg_call_t *call, const xchg_machine_t *
  * of the link's time, and leaves k to the start-ups where they matter. */
 #define PAIRWISE_CROWDING 0.02
 
+/* The busiest node's link over a whole pairwise exchange: its load in messages at full speed
+ * and the seconds its messages' gaps take (gap_inter each). */
+typedef struct node_link {
+    double load, gaps;
+} node_link_t;
+
 static double pairwise_time(int p, int nports, size_t message, const xchg_machine_t *machine,
-                            double node_load)
+                            node_link_t link)
 {
-    double rounds = (p - 2) / nports + 1,
-           ports = rounds * (1.0 + machine->port_share * (nports - 1));
+    double rounds = (p - 2) / nports + 1, bytes = (double)message * machine->tau,
+           ports = rounds * (1.0 + machine->port_share * (nports - 1)) * bytes, node;
     if (p <= 1)
         return 0.0;
     if (p > 2)
-        node_load *= 1.0 + PAIRWISE_CROWDING * (nports - 1) / (p - 2);
-    return rounds * machine->beta +
-           (double)message * machine->tau * (node_load > ports ? node_load : ports);
+        link.load *= 1.0 + PAIRWISE_CROWDING * (nports - 1) / (p - 2);
+    node = link.load * bytes + link.gaps;
+    return rounds * machine->beta + (node > ports ? node : ports);
 }
 
-static int pairwise_scan(int p, size_t message, const xchg_machine_t *machine, double node_load,
+static int pairwise_scan(int p, size_t message, const xchg_machine_t *machine, node_link_t link,
                          double *best)
 {
     int best_k = 1;
     *best = INFINITY;
     for (int k = 1; k <= p - 1;) {
         int rounds = (p - 2) / k + 1;
-        double t = pairwise_time(p, k, message, machine, node_load);
+        double t = pairwise_time(p, k, message, machine, link);
         if (t < *best) {
             *best = t;
             best_k = k;
@@ -167,21 +193,23 @@ static double pairwise_rounds(const xchg_call_t *call, size_t message,
                               const xchg_machine_t *machine, xchg_params_t *params)
 {
     int p = call->comm_size;
-    double one, all, load = pairwise_node_load(call, machine);
+    node_link_t link = {pairwise_node_load(call, machine),
+                        pairwise_node_messages(call) * machine->gap_inter};
+    double one, all;
     if (p <= 2) {
         params->nports = 1;
-        return pairwise_time(p, 1, message, machine, load);
+        return pairwise_time(p, 1, message, machine, link);
     }
     if (params->nports > 0) {
         params->nports = params->nports < p - 1 ? params->nports : p - 1;
-        return pairwise_time(p, params->nports, message, machine, load);
+        return pairwise_time(p, params->nports, message, machine, link);
     }
-    if (load > 0) {
-        params->nports = pairwise_scan(p, message, machine, load, &one);
+    if (link.load > 0 || link.gaps > 0) {
+        params->nports = pairwise_scan(p, message, machine, link, &one);
         return one;
     }
-    one = pairwise_time(p, 1, message, machine, 0.0);
-    all = pairwise_time(p, p - 1, message, machine, 0.0);
+    one = pairwise_time(p, 1, message, machine, link);
+    all = pairwise_time(p, p - 1, message, machine, link);
     params->nports = all < one ? p - 1 : 1;
     return all < one ? all : one;
 }
@@ -201,8 +229,12 @@ double xchg_cost_allgather_ring(const xchg_call_t *call, const xchg_machine_t *m
 {
     xchg_machine_t m = xchg_machine_for(call, machine);
     (void)params;
-    if (m.node_share > 0 && m.inject > 0 && call->topo && call->topo->consecutive)
-        m.node_share = 1.0 / m.inject;
+    if (call->topo && call->topo->consecutive) {
+        if (m.node_share > 0 && m.inject > 0)
+            m.node_share = 1.0 / m.inject;
+        if (m.node_gap > 0)
+            m.node_gap = m.gap_inter;
+    }
     return (call->comm_size - 1) * xchg_cost_round(&m, 1, call->block_bytes) +
            (double)call->block_bytes * m.rho;
 }

@@ -9,10 +9,11 @@
  * block to self:
  *   - between nodes, ceil(E / k) batches of k' = min(k, E) exchange steps of a node (E = the
  *     round's longest pair of nodes), at the inter-node constants (beta_inter, tau_inter):
- *     beta + b tau max(1 + port_share (r - 1), k' / inject), where r = ceil(k' / d) is what one
- *     rank has in flight (the steps of a pair are spread over its d senders and the receivers)
- *     and k' / inject what the node's interface carries: hier puts k' messages, not
- *     max_node_ranks k, through it (compare xchg_machine_for for the flat algorithms);
+ *     beta + max(b tau (1 + port_share (r - 1)), k' (b tau / inject + gap_inter)), where
+ *     r = ceil(k' / d) is what one rank has in flight (the steps of a pair are spread over its
+ *     d senders and the receivers) and k' what the node's interface carries: hier puts k'
+ *     messages, not max_node_ranks k, through it (compare xchg_machine_for for the flat
+ *     algorithms);
  *   - inside a node (a node paired with itself, first phase only), ceil(L / k) batches of
  *     min(k, L) sends per rank at the intra-node constants (xchg_cost_round), L = size - 1.
  * Every batch of a round is priced as full, as pairwise prices its last round, so on one node
@@ -93,8 +94,10 @@ static double inter_batch(const xchg_machine_t *machine, long steps, long d, siz
     double beta = machine->beta_inter > 0 ? machine->beta_inter : machine->beta;
     double tau = machine->tau_inter > 0 ? machine->tau_inter : machine->tau;
     double ports = 1.0 + machine->port_share * (double)(per_rank - 1);
-    double node = machine->inject > 0 ? (double)steps / machine->inject : 0.0;
-    return beta + (double)block_bytes * tau * (node > ports ? node : ports);
+    double bytes = (double)block_bytes * tau;
+    double node = (machine->inject > 0 ? (double)steps / machine->inject : 0.0) * bytes +
+                  (double)steps * machine->gap_inter;
+    return beta + (node > ports * bytes ? node : ports * bytes);
 }
 
 /* ceil(steps / k) batches of min(k, steps) steps, between nodes (d senders) or inside one. */
@@ -170,6 +173,7 @@ static double hier_cost(const xchg_call_t *call, const xchg_machine_t *machine,
     int best_k = 1;
 
     intra.node_share = 0.0; /* inside a node no interface is shared */
+    intra.node_gap = 0.0;
     layout_from_call(call, &lay);
     if (params->nports > 0)
         return hier_time(&lay.shape, params->nports, b, &intra) + copy;

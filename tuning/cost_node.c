@@ -18,12 +18,13 @@
  * T (N - 1) P steps in all (P: parts per message, min(L_x, L_y, piece / 64 KiB) for pieces of 128
  * KiB or more, else 1), beta_inter each; its link carries n_x (p - n_x) b bytes each way, min(L_x,
  * S) messages at once and at most inject at full speed (no limit without one): n_x (p - n_x) b
- * tau_inter / min(L_x, S, inject). The leaders' steps are sequential (a step's start-up then its
- * bytes), so the two add up. MPI_Alltoallv: the same with the busiest node's bytes n_x min(h, (p -
+ * tau_inter / min(L_x, S, inject), and the node spends gap_inter on each of its S messages out,
+ * one after another, however many leaders send them. The leaders' steps are sequential (a step's
+ * start-up then its bytes), so the three add up. MPI_Alltoallv: the same with the busiest node's bytes n_x min(h, (p -
  * n_x) m) (h = max(h1, h2), m the largest message: agreed or carried values), one more
  * synchronisation (the headers) and its n_x p 8 bytes of headers read by every rank. MPI_Allgather:
  * per pass (c = the limit's p-th part of a block, T = ceil(b / c)) two synchronisations and
- * ceil(log2 N) rounds of the leader; the node of fewest ranks receives the most, (p - n_min) b
+ * ceil(log2 N) rounds of the leader, beta_inter + gap_inter each; the node of fewest ranks receives the most, (p - n_min) b
  * bytes in all; p b rho of copies per rank. One node: no messages, one synchronisation a pass. p =
  * 1: the local copy. Without shared memory (the predicate refuses): INFINITY.
  *
@@ -95,7 +96,8 @@ static double between(const node_kinds_t *k, const xchg_machine_t *m, int leader
     streams = fmin(lx, steps);
     if (m->inject > 0)
         streams = fmin(streams, m->inject);
-    return ceil(steps / lx) * beta_between(m) + link * tau_between(m) / fmax(streams, 1.0);
+    return ceil(steps / lx) * beta_between(m) + steps * m->gap_inter +
+           link * tau_between(m) / fmax(streams, 1.0);
 }
 
 /* MPI_Alltoall and MPI_Alltoallv at `leaders` leaders. */
@@ -135,8 +137,9 @@ static double gather_time(const xchg_call_t *call, const xchg_machine_t *m, size
 
     piece = piece > 64 ? piece - piece % 64 : piece;
     passes = b == 0 ? 0 : ceil((double)b / (double)piece);
-    return passes * (k.nnodes > 1 ? 2 : 1) * xchg_cost_sync(m) + passes * rounds * beta_between(m) +
-           bytes * tau_between(m) + xchg_cost_node_copies(call, m, (double)p * (double)b);
+    return passes * (k.nnodes > 1 ? 2 : 1) * xchg_cost_sync(m) +
+           passes * rounds * (beta_between(m) + m->gap_inter) + bytes * tau_between(m) +
+           xchg_cost_node_copies(call, m, (double)p * (double)b);
 }
 
 double xchg_cost_node(const xchg_call_t *call, const xchg_machine_t *machine, xchg_params_t *params)

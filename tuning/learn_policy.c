@@ -138,7 +138,7 @@ int xchg_lp_node_joins(const xchg_call_t *call, const xchg_machine_t *machine, d
 {
     if (!call->topo || call->topo->nnodes <= 1 || !(machine->beta > 0))
         return 0;
-    if (!(machine->beta_inter >= C.dear_link * machine->beta))
+    if (!(machine->beta_inter >= C.dear_link * machine->beta) || machine->gap_inter > 0)
         return 0;
     return node_s < INFINITY && node_s <= C.span * serial_s;
 }

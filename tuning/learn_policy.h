@@ -126,12 +126,14 @@ int xchg_lp_watch_done(xchg_lp_t *lp, double seconds);
 void xchg_lp_warm(void);
 /* Whether the node algorithm, priced node_s, joins a new shape's candidates although the models
  * rank it below those within span of the best: when call spans nodes, a start-up between nodes
- * costs at least dear_link times one inside (machine's beta_inter against beta), and node_s is
- * within span of serial_s, the best candidate's price with one message in flight. The models
- * price the messages that a rank has in flight between nodes as one start-up; where start-ups
- * between nodes are dear, the messages of a node's ranks pass its one interface one after
- * another, which the node algorithm saves and the models do not see (docs/design.md); so it
- * joins with its time unknown (predicted 0: probed by a few calls, never judged hopeless). */
+ * costs at least dear_link times one inside (machine's beta_inter against beta), no gap at a
+ * node was measured (machine's gap_inter 0), and node_s is within span of serial_s, the best
+ * candidate's price with one message in flight. Without the gap the models price the messages
+ * that a rank has in flight between nodes as one start-up; where start-ups between nodes are
+ * dear, the messages of a node's ranks pass its one interface one after another, which the
+ * node algorithm saves and the models then do not see (docs/design.md); so it joins with its
+ * time unknown (predicted 0: probed by a few calls, never judged hopeless). With the gap the
+ * models price that, and node joins as they rank it. */
 int xchg_lp_node_joins(const xchg_call_t *call, const xchg_machine_t *machine, double node_s,
                        double serial_s);
 /* How many timed calls a probe of the current candidate has (for the caller's sample array). */

@@ -27,7 +27,18 @@ void xchg_table_report_line(parse_state_t *st, int line, const char *fmt, ...)
 
 /* The machine line's keys: the first four required (version 1), the others optional
  * (version 2; 0 or left out: the inter-node constants are the intra-node ones, no limit). */
-enum { M_BETA, M_TAU, M_RHO, M_PORT_SHARE, M_BETA_INTER, M_TAU_INTER, M_INJECT, M_SYNC, M_NKEYS };
+enum {
+    M_BETA,
+    M_TAU,
+    M_RHO,
+    M_PORT_SHARE,
+    M_BETA_INTER,
+    M_TAU_INTER,
+    M_INJECT,
+    M_SYNC,
+    M_GAP_INTER,
+    M_NKEYS
+};
 extern const char *const xchg_table_machine_keys[M_NKEYS];
 
 #endif

@@ -33,7 +33,7 @@
 #define TABLE_MAX_FIELDS (3 + XCHG_NATIVE_MAX_POINTS + 1)
 
 const char *const xchg_table_machine_keys[M_NKEYS] = {
-    "beta", "tau", "rho", "port_share", "beta_inter", "tau_inter", "inject", "sync"};
+    "beta", "tau", "rho", "port_share", "beta_inter", "tau_inter", "inject", "sync", "gap_inter"};
 
 void xchg_table_report_line(parse_state_t *st, int line, const char *fmt, ...)
 {
@@ -178,8 +178,8 @@ static void parse_machine(parse_state_t *st, int line, char **fields, int nfield
         xchg_table_report_line(
             st, line,
             "machine line has too many fields (expected machine beta=B tau=T rho=R "
-            "port_share=S, in version 2 also beta_inter=B tau_inter=T inject=N sync=S); line "
-            "skipped");
+            "port_share=S, in version 2 also beta_inter=B tau_inter=T inject=N sync=S "
+            "gap_inter=G); line skipped");
         return;
     }
     for (int f = 1; f < nfields; f++) {
@@ -195,7 +195,7 @@ static void parse_machine(parse_state_t *st, int line, char **fields, int nfield
             xchg_table_report_line(
                 st, line,
                 "machine line: '%.*s%s' is not one of beta=, tau=, rho=, port_share=, "
-                "beta_inter=, tau_inter=, inject=, sync=; line skipped",
+                "beta_inter=, tau_inter=, inject=, sync=, gap_inter=; line skipped",
                 XCHG_QUOTE(fields[f]));
             return;
         }
@@ -230,6 +230,7 @@ static void parse_machine(parse_state_t *st, int line, char **fields, int nfield
     machine->tau_inter = values[M_TAU_INTER];
     machine->inject = (int)values[M_INJECT];
     machine->sync = values[M_SYNC];
+    machine->gap_inter = values[M_GAP_INTER];
     st->table->has_machine = 1;
     st->machine_line = line;
 }

@@ -28,7 +28,8 @@ static int machine_has_v2(const xchg_table_t *table)
 {
     const xchg_machine_t *m = &table->machine;
     return table->has_machine &&
-           (m->beta_inter != 0 || m->tau_inter != 0 || m->inject != 0 || m->sync != 0);
+           (m->beta_inter != 0 || m->tau_inter != 0 || m->inject != 0 || m->sync != 0 ||
+            m->gap_inter != 0);
 }
 
 int xchg_table_needs_v2(const xchg_table_t *table)
@@ -92,6 +93,16 @@ static void format_double(double value, char *out, size_t outlen)
     }
 }
 
+/* " key=value" for a version 2 key in seconds that is set. */
+static void write_seconds(FILE *out, int key, double value)
+{
+    char text[32];
+    if (value == 0)
+        return;
+    format_double(value, text, sizeof text);
+    fprintf(out, " %s=%s", xchg_table_machine_keys[key], text);
+}
+
 /* The machine line: the version 1 keys, then the version 2 keys that are set. */
 static void write_machine(FILE *out, const xchg_machine_t *machine)
 {
@@ -107,11 +118,8 @@ static void write_machine(FILE *out, const xchg_machine_t *machine)
     }
     if (machine->inject != 0)
         fprintf(out, " inject=%d", machine->inject);
-    if (machine->sync != 0) {
-        char text[32];
-        format_double(machine->sync, text, sizeof text);
-        fprintf(out, " sync=%s", text);
-    }
+    write_seconds(out, M_SYNC, machine->sync);
+    write_seconds(out, M_GAP_INTER, machine->gap_inter);
     fputc('\n', out);
 }
 

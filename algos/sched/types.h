@@ -81,11 +81,18 @@ typedef struct xchg_machine {
                           at once; 0 = unlimited */
     double sync;       /* seconds per pass through a node's shared segment (every rank's arrival
                           seen by the others); 0 = beta (xchg_cost_sync) */
+    double gap_inter;  /* seconds a node spends on each message that leaves it, one after
+                          another (LogGP's g at the node): N messages out of one node in a round
+                          cost at least N gap_inter; 0 = none */
     /* set by xchg_machine_for for a call that spans nodes with inject > 0 (never by a table):
        a round of k messages per rank costs at least beta + m tau k node_share, the busiest
        node's max_node_ranks k messages through its interface, inject at a time
        (node_share = max_node_ranks / inject); 0 = no limit */
     double node_share;
+    /* set by xchg_machine_for for a call that spans nodes (never by a table): gap_inter times
+       the busiest node's ranks, so a round of k messages per rank keeps that node busy for at
+       least k node_gap; 0 = none */
+    double node_gap;
     /* the MPI library's own collectives as xchg-tune measured them (the tuning table's native
        curves, tuning/table.h), or NULL: xchg_cost_native prices native from a curve for the
        call's collective and communicator size when there is one, else by its model */

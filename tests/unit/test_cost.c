@@ -574,6 +574,110 @@ static void check_shm(void)
     }
 }
 
+/* The gap at a node (gap_inter): node_gap only across nodes, a round slowed by the busiest
+ * node's messages, every model priced no lower with it, and the emulated cluster's order. */
+static void check_gap(void)
+{
+    static const xchg_topo_t one = {
+        .nnodes = 1, .min_node_ranks = 8, .max_node_ranks = 8, .consecutive = 1};
+    /* the emulated cluster: 4 nodes of 3, 2, 2 and 1 ranks, each node's segment available */
+    static const xchg_topo_t cluster = {.nnodes = 4,
+                                        .min_node_ranks = 1,
+                                        .max_node_ranks = 3,
+                                        .consecutive = 1,
+                                        .node_shm_bytes = 1 << 20};
+    static const int sizes[] = {2, 8, 17};
+    static const size_t blocks[] = {1, 300, 1 << 16};
+    /* the calibration's constants on that cluster at 100 Mbit/s (Open MPI, XCHG_VERBOSE=1) */
+    const xchg_machine_t measured = {.beta = 7.18e-6,
+                                     .tau = 1.93e-10,
+                                     .rho = 1.78e-11,
+                                     .port_share = 1.0,
+                                     .beta_inter = 3.25e-5,
+                                     .tau_inter = 1.85e-10,
+                                     .gap_inter = 1.7e-5};
+    xchg_machine_t no_gap = measured, m;
+    xchg_call_t call;
+    xchg_params_t par;
+    double node, radix, pairwise7, circ1, circ7;
+
+    no_gap.gap_inter = 0;
+    m = xchg_machine_for(&(xchg_call_t){.comm_size = 8, .topo = &cluster}, &measured);
+    CHECK(m.node_gap == 3 * 1.7e-5, "machine_for gap: node_gap %g, expected 3 ranks' %g",
+          m.node_gap, 3 * 1.7e-5);
+    m = xchg_machine_for(&(xchg_call_t){.comm_size = 8, .topo = &cluster}, &m);
+    CHECK(m.node_gap == 3 * 1.7e-5, "machine_for gap applied twice: %g", m.node_gap);
+    m = xchg_machine_for(&(xchg_call_t){.comm_size = 8, .topo = &one}, &measured);
+    CHECK(m.node_gap == 0, "machine_for gap on one node: node_gap %g, expected 0", m.node_gap);
+    m = xchg_machine_for(&(xchg_call_t){.comm_size = 8, .topo = NULL}, &measured);
+    CHECK(m.node_gap == 0, "machine_for gap without a topology: node_gap %g", m.node_gap);
+
+    /* a round of k messages per rank: beta + k node_gap once the gaps exceed the bytes */
+    m = (xchg_machine_t){.beta = 1e-5, .tau = 1e-12, .port_share = 1.0, .node_gap = 4e-6};
+    CHECK(fabs(xchg_cost_round(&m, 5, 1) - (1e-5 + 5 * 4e-6)) < 1e-15,
+          "round of 5 with node_gap 4e-6: %.12g, expected %.12g", xchg_cost_round(&m, 5, 1),
+          1e-5 + 5 * 4e-6);
+    m.tau = 1e-6; /* the ports' bytes (5000 * 1e-6 * 5) exceed the gaps */
+    CHECK(fabs(xchg_cost_round(&m, 5, 1000) - (1e-5 + 5 * 1000 * 1e-6)) < 1e-15,
+          "round of 5 bound by the ports: %.12g", xchg_cost_round(&m, 5, 1000));
+
+    /* every model: no cheaper with a gap, the same on one node */
+    for (size_t i = 0; i < NMODELS; i++)
+        for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; a++)
+            for (size_t j = 0; j < sizeof blocks / sizeof blocks[0]; j++) {
+                int p = sizes[a];
+                xchg_call_t on_nodes = call_on(models[i].coll, p, blocks[j], &cluster);
+                xchg_call_t on_one = call_on(models[i].coll, p, blocks[j], &one);
+                xchg_params_t got, want;
+                double t = priced(i, &on_nodes, &measured, &got),
+                       w = priced(i, &on_nodes, &no_gap, &want);
+                CHECK(t >= w && (t > w || p <= 3),
+                      "%s p=%d b=%zu on nodes: %.12g with the gap, %.12g without", models[i].name,
+                      p, blocks[j], t, w);
+                t = priced(i, &on_one, &measured, &got);
+                w = priced(i, &on_one, &no_gap, &want);
+                CHECK(t == w && memcmp(&got, &want, sizeof got) == 0,
+                      "%s p=%d b=%zu on one node: %.12g with the gap, %.12g without",
+                      models[i].name, p, blocks[j], t, w);
+            }
+
+    /* The cluster at 1 B, measured (xchg-bench, forced, median of 3): node:leaders=1 167 us,
+     * radix:r=2 245, native 281, pairwise:k=7 356 to 387. With the gap the models rank node,
+     * radix and pairwise:k=7 in that order; without it pairwise:k=7 came first among the
+     * flat ones (a rank's seven messages priced as one start-up). */
+    call = call_on(XCHG_ALLTOALL, 8, 1, &cluster);
+    par = (xchg_params_t){0};
+    node = xchg_cost_node(&call, &measured, &par);
+    par = (xchg_params_t){.radix = 2, .nports = 1};
+    radix = xchg_cost_alltoall_radix(&call, &measured, &par);
+    par = (xchg_params_t){.nports = 7};
+    pairwise7 = xchg_cost_alltoall_pairwise(&call, &measured, &par);
+    CHECK(node < radix && radix < pairwise7,
+          "cluster 1 B alltoall with the gap: node %.3g radix:r=2 %.3g pairwise:k=7 %.3g s, "
+          "expected that order",
+          node, radix, pairwise7);
+    par = (xchg_params_t){.radix = 2, .nports = 1};
+    radix = xchg_cost_alltoall_radix(&call, &no_gap, &par);
+    par = (xchg_params_t){.nports = 7};
+    pairwise7 = xchg_cost_alltoall_pairwise(&call, &no_gap, &par);
+    CHECK(pairwise7 < radix,
+          "cluster 1 B alltoall without the gap: pairwise:k=7 %.3g radix %.3g (the old order)",
+          pairwise7, radix);
+    /* allgather at 1 B: node 195 to 227 us, native (Bruck, one message a round) 250, circulant
+     * with all seven messages at once 369 to 385 */
+    call = call_on(XCHG_ALLGATHER, 8, 1, &cluster);
+    par = (xchg_params_t){.nports = 1};
+    circ1 = xchg_cost_allgather_circulant(&call, &measured, &par);
+    par = (xchg_params_t){.nports = 7};
+    circ7 = xchg_cost_allgather_circulant(&call, &measured, &par);
+    par = (xchg_params_t){0};
+    node = xchg_cost_node(&call, &measured, &par);
+    CHECK(node < circ1 && circ1 < circ7,
+          "cluster 1 B allgather with the gap: node %.3g circulant:k=1 %.3g circulant:k=7 %.3g s, "
+          "expected that order",
+          node, circ1, circ7);
+}
+
 int main(void)
 {
     check_pairwise();
@@ -583,6 +687,7 @@ int main(void)
     check_twophase();
     check_two_levels();
     check_injection();
+    check_gap();
     check_shm();
     return unit_finish("test_cost");
 }

@@ -379,6 +379,9 @@ int main(void)
         m.beta_inter = 0.0; /* one level of constants */
         CHECK(!xchg_lp_node_joins(&call, &m, 112e-6, 231e-6), "node joins: one level");
         m.beta_inter = 32.9e-6;
+        m.gap_inter = 17e-6; /* the models price a node's messages one after another */
+        CHECK(!xchg_lp_node_joins(&call, &m, 112e-6, 231e-6), "node joins: a gap measured");
+        m.gap_inter = 0.0;
         call.topo = &one;
         CHECK(!xchg_lp_node_joins(&call, &m, 112e-6, 231e-6), "node joins: one node");
         call.topo = NULL;

@@ -11,9 +11,10 @@
  * Native curves (`native COLLECTIVE N BYTES:SECONDS ...`): valid lines, every bad form, reading
  * the curve between and beyond its points, adding and replacing curves, the writer, and the
  * cost of native with and without a curve (tuning/cost_native.c).
- * Version 2: the machine line's beta_inter=, tau_inter=, inject= and sync=, the rules' nodes= field
- * (valid forms, lookup by node count, every bad form, a huge bad value), each of them reported
- * and skipped in a version 1 file, and the writer (version 2 only when a table needs it).
+ * Version 2: the machine line's beta_inter=, tau_inter=, inject=, sync= and gap_inter=, the
+ * rules' nodes= field (valid forms, lookup by node count, every bad form, a huge bad value), each
+ * of them reported and skipped in a version 1 file, and the writer (version 2 only when a table
+ * needs it).
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -228,7 +229,7 @@ static void test_bad_lines(void)
     check_bad_line("machine beta=1e-6 tau=1e-10 rho=1e-10 gamma=1", "'gamma' is not one of");
     check_bad_line("machine beta=1e-6 beta=1e-6 rho=1e-10 port_share=1", "gives beta twice");
     check_bad_line("machine beta=1 tau=1 rho=1 port_share=1 host=x", "'host' is not one of");
-    check_bad_line("machine beta=1 tau=1 rho=1 port_share=1 a=1 b=2 c=3 d=4 e=5",
+    check_bad_line("machine beta=1 tau=1 rho=1 port_share=1 a=1 b=2 c=3 d=4 e=5 f=6",
                    "too many fields");
     check_bad_line("xchg-tuning 1", "second version line");
     /* native curves */
@@ -988,7 +989,7 @@ static void test_v2_valid(void)
     static const char text[] =
         "xchg-tuning 2\n" /* 1 */
         "machine beta=1e-06 tau=1e-10 rho=5e-11 port_share=0.5 beta_inter=6e-06 "
-        "tau_inter=4e-10 inject=3 sync=4e-07\n"                        /* 2 */
+        "tau_inter=4e-10 inject=3 sync=4e-07 gap_inter=2e-05\n"       /* 2 */
         "alltoall  16  nodes=4    0-*   pairwise:k=2\n"                /* 3 */
         "alltoall  16  nodes=2-3  0-*   native\n"                      /* 4 */
         "alltoall  16  nodes=5-*  1K-*  pairwise\n"                    /* 5 */
@@ -1010,12 +1011,13 @@ static void test_v2_valid(void)
               table.machine.rho == 5e-11 && table.machine.port_share == 0.5 &&
               table.machine.beta_inter == 6e-06 && table.machine.tau_inter == 4e-10 &&
               table.machine.inject == 3 && table.machine.node_share == 0 &&
-              table.machine.sync == 4e-07,
+              table.machine.sync == 4e-07 && table.machine.gap_inter == 2e-05 &&
+              table.machine.node_gap == 0,
           "version 2 machine line: got beta %g tau %g rho %g port_share %g beta_inter %g "
-          "tau_inter %g inject %d sync %g",
+          "tau_inter %g inject %d sync %g gap_inter %g node_gap %g",
           table.machine.beta, table.machine.tau, table.machine.rho, table.machine.port_share,
           table.machine.beta_inter, table.machine.tau_inter, table.machine.inject,
-          table.machine.sync);
+          table.machine.sync, table.machine.gap_inter, table.machine.node_gap);
     for (int i = 0; i < table.nrules && i < 7; i++)
         CHECK(table.rules[i].nmin == want_nodes[i][0] && table.rules[i].nmax == want_nodes[i][1] &&
                   table.rules[i].pmin >= 1 && table.rules[i].line == (i < 6 ? 3 + i : 9),
@@ -1114,13 +1116,17 @@ static void test_v2_bad_lines(void)
                       "tau_inter=, inject=");
     check_bad_line_in(2,
                       "machine beta=1 tau=1 rho=1 port_share=1 beta_inter=1 tau_inter=1 "
-                      "inject=1 sync=1 x=1",
+                      "inject=1 sync=1 gap_inter=1 x=1",
                       "too many fields");
     check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 sync=x",
                       "bad value sync=x (expected a number >= 0)");
     check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 sync=-1e-7", "bad value sync=");
     check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 sync=1 sync=2",
                       "gives sync twice");
+    check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 gap_inter=-2e-5",
+                      "bad value gap_inter=-2e-5 (expected a number >= 0)");
+    check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 gap_inter=1 gap_inter=1",
+                      "gives gap_inter twice");
     check_bad_line_in(2, "xchg-tuning 2", "second version line");
     /* version 2 items in a version 1 file: reported and skipped */
     check_bad_line_in(1, "alltoall 16 nodes=4 0-* pairwise",
@@ -1135,6 +1141,8 @@ static void test_v2_bad_lines(void)
                       "machine line: inject= needs 'xchg-tuning 2'");
     check_bad_line_in(1, "machine beta=1 tau=1 rho=1 port_share=1 sync=4e-7",
                       "machine line: sync= needs 'xchg-tuning 2'");
+    check_bad_line_in(1, "machine beta=1 tau=1 rho=1 port_share=1 gap_inter=2e-5",
+                      "machine line: gap_inter= needs 'xchg-tuning 2'");
 }
 
 /* A 100 KB value in a version 2 field: one short report quoting a prefix, with the reason. */
@@ -1212,6 +1220,9 @@ static void test_v2_round_trip(void)
     table.machine.sync = 4e-7;
     CHECK(xchg_table_needs_v2(&table), "needs_v2: sync does");
     table.machine.sync = 0;
+    table.machine.gap_inter = 2e-5;
+    CHECK(xchg_table_needs_v2(&table), "needs_v2: gap_inter does");
+    table.machine.gap_inter = 0;
     table.nrules = 1;
     table.rules = &rules[2];
     CHECK(!xchg_table_needs_v2(&table), "needs_v2: nodes=* does not");
@@ -1232,13 +1243,14 @@ static void test_v2_round_trip(void)
     table.machine.tau_inter = 1.0 / 3.0 * 1e-9;
     table.machine.inject = 3;
     table.machine.sync = 4e-07;
+    table.machine.gap_inter = 2.166e-05;
     out = open_memstream(&text, &len);
     rc = xchg_table_write(out, &table, "two levels");
     fclose(out);
     CHECK(rc == 0 && strncmp(text, "xchg-tuning 2\n# two levels\n", 27) == 0 &&
               strstr(text, "\nmachine beta=1e-06 tau=1e-10 rho=5e-11 port_share=0.5 "
                            "beta_inter=6e-06 tau_inter=3.333333333333333e-10 inject=3 "
-                           "sync=4e-07\n") &&
+                           "sync=4e-07 gap_inter=2.166e-05\n") &&
               strstr(text, "\n# collective procs   nodes     bytes         algorithm") &&
               strstr(text, "\nalltoall     16      nodes=4   *             pairwise:k=2\n") &&
               strstr(text, "\nalltoall     2-15    nodes=2-* 1K-*          native\n") &&
@@ -1250,10 +1262,12 @@ static void test_v2_round_trip(void)
           "version 2 round trip: expected rc 0, no report, 3 rules; got %d, %d ('%s'), %d", rc,
           reports.n, reports.message[0], back.nrules);
     CHECK(back.has_machine && back.machine.beta_inter == table.machine.beta_inter &&
-              back.machine.tau_inter == table.machine.tau_inter && back.machine.inject == 3,
-          "version 2 round trip machine: expected %.17g %.17g 3, got %.17g %.17g %d",
-          table.machine.beta_inter, table.machine.tau_inter, back.machine.beta_inter,
-          back.machine.tau_inter, back.machine.inject);
+              back.machine.tau_inter == table.machine.tau_inter && back.machine.inject == 3 &&
+              back.machine.gap_inter == table.machine.gap_inter,
+          "version 2 round trip machine: expected %.17g %.17g 3 %.17g, got %.17g %.17g %d %.17g",
+          table.machine.beta_inter, table.machine.tau_inter, table.machine.gap_inter,
+          back.machine.beta_inter, back.machine.tau_inter, back.machine.inject,
+          back.machine.gap_inter);
     for (int i = 0; i < back.nrules && i < 3; i++) {
         const xchg_rule_t *a = &rules[i], *b = &back.rules[i];
         int any = a->nmin <= 1 && a->nmax == INT_MAX;
