@@ -7,9 +7,9 @@
  * rule of the user's own XCHG_TUNING table is obeyed as it is. A new shape's candidates are
  * native and the models' best xchg algorithms (those priced within the policy's span of the
  * best, and the best with one message in flight, since the port count is what the models know
- * least; on nodes linked by a network, the node algorithm: xchg_lp_node_joins), the decided one
- * first. The policy then names, call by call, what runs, which calls
- * are timed, and at which call the ranks agree on the times.
+ * least; on nodes linked by a network where no gap at a node was measured, the node algorithm:
+ * xchg_lp_node_joins), the decided one first. The policy then names, call by call, what runs,
+ * which calls are timed, and at which call the ranks agree on the times.
  *
  * The one entry point per call is advance(): every call of a shape, on whichever path it takes
  * (xchg_learn_pick through selection, or xchg_learn_tick on the memorised fast path of
@@ -174,8 +174,9 @@ static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *
         serial = one.params.nports == 1 ? one.time : serial;
         break;
     }
-    /* the node algorithm where start-ups between nodes are dear (xchg_lp_node_joins), its time
-     * unknown: the models' price leaves out what it saves */
+    /* the node algorithm where start-ups between nodes are dear and no gap was measured
+     * (xchg_lp_node_joins), its time unknown: without the gap the models' price leaves out
+     * what it saves */
     for (int i = 0; i < n; i++) {
         xchg_choice_t unpriced = ranked[i];
         if (ranked[i].algo != node)

@@ -20,12 +20,13 @@
  * S) messages at once and at most inject at full speed (no limit without one): n_x (p - n_x) b
  * tau_inter / min(L_x, S, inject), and the node spends gap_inter on each of its S messages out,
  * one after another, however many leaders send them. The leaders' steps are sequential (a step's
- * start-up then its bytes), so the three add up. MPI_Alltoallv: the same with the busiest node's bytes n_x min(h, (p -
- * n_x) m) (h = max(h1, h2), m the largest message: agreed or carried values), one more
- * synchronisation (the headers) and its n_x p 8 bytes of headers read by every rank. MPI_Allgather:
- * per pass (c = the limit's p-th part of a block, T = ceil(b / c)) two synchronisations and
- * ceil(log2 N) rounds of the leader, beta_inter + gap_inter each; the node of fewest ranks receives the most, (p - n_min) b
- * bytes in all; p b rho of copies per rank. One node: no messages, one synchronisation a pass. p =
+ * start-up then its bytes), so the three add up. MPI_Alltoallv: the same with the busiest
+ * node's bytes n_x min(h, (p - n_x) m) (h = max(h1, h2), m the largest message: agreed or
+ * carried values), one more synchronisation (the headers) and its n_x p 8 bytes of headers read
+ * by every rank. MPI_Allgather: per pass (c = the limit's p-th part of a block, T = ceil(b / c))
+ * two synchronisations and ceil(log2 N) rounds of the leader, beta_inter + gap_inter each; the
+ * node of fewest ranks receives the most, (p - n_min) b bytes in all; p b rho of copies per
+ * rank. One node: no messages, one synchronisation a pass. p =
  * 1: the local copy. Without shared memory (the predicate refuses): INFINITY.
  *
  * leaders left 0: the fastest of 1, 2, 4, ... up to n_max (and n_max), ties to the fewer. A
