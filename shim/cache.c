@@ -15,8 +15,13 @@
  * Reading (xchg_cache_load, from MPI_Init): world rank 0 computes the key, checks the directory
  * and reads the file, and broadcasts its text, so every rank parses the same bytes and decides
  * alike whatever each rank's file system shows. A file that is not a regular file owned by the
- * user, larger than the table limit, or that the parser reports any problem in (corrupt,
- * truncated, foreign version, hostile) is reported once by name and ignored as a whole.
+ * user, larger than the table limit, without its end line (below), or that the parser reports
+ * any problem in (corrupt, foreign version, hostile) is reported once by name and ignored as a
+ * whole.
+ *
+ * The end line: the writer ends the file with "# end: N bytes above" (a comment to the table's
+ * parser), N the bytes before that line. A file cut anywhere loses it or no longer matches it:
+ * a cut at a line's end leaves lines that parse, so the parser alone cannot tell.
  *
  * Writing (xchg_cache_store, from MPI_Finalize, and xchg-tune): world rank 0 only. The directory
  * is made owner-only (0700) when missing and must be a directory owned by the user and writable
@@ -38,6 +43,7 @@
 #include "../tuning/table_write.h"
 
 #define CACHE_MAX_RULES 4096 /* rules a cache file keeps (the newest) */
+#define CACHE_END "# end: %ld bytes above\n" /* the file's last line (see the header) */
 
 static uint64_t fnv(uint64_t h, const void *data, size_t n)
 {
@@ -153,6 +159,19 @@ static void cache_path(const int *node_sizes, int nnodes, int size)
              mpi, hardware_key(), layout);
 }
 
+/* Whether TEXT (LEN bytes) ends with the end line that counts exactly the bytes before it. */
+static int whole(const char *text, long len)
+{
+    char expect[64];
+    long start = len - 1;
+    if (len < 2 || text[len - 1] != '\n')
+        return 0;
+    while (start > 0 && text[start - 1] != '\n')
+        start--;
+    snprintf(expect, sizeof expect, CACHE_END, start);
+    return strcmp(text + start, expect) == 0;
+}
+
 /* Read the cache file (world rank 0): its text (malloc'd, NUL-terminated) or NULL. */
 static char *read_file(const char *path)
 {
@@ -194,6 +213,13 @@ static char *read_file(const char *path)
         return NULL;
     }
     text[got] = '\0';
+    if (!whole(text, (long)got)) {
+        xchg_warn("cache %s: its end line is missing or does not match its length (cut short or "
+                  "edited); ignored (delete it, or XCHG_CACHE=0)",
+                  path);
+        free(text);
+        return NULL;
+    }
     return text;
 }
 
@@ -305,6 +331,10 @@ int xchg_cache_write(const xchg_table_t *table, const char *comment)
         return -1;
     }
     rc = xchg_table_write(out, table, comment);
+    if (rc == 0) {
+        long above = ftell(out);
+        rc = above < 0 || fprintf(out, CACHE_END, above) < 0 ? -1 : 0;
+    }
     if (fflush(out) != 0 || fsync(fileno(out)) != 0)
         rc = -1;
     if (fclose(out) != 0)

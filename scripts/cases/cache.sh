@@ -7,8 +7,9 @@
 #    and probes fewer shapes than the first;
 #  - refused directories: a symlink planted in place of the directory, and a directory writable
 #    by others: reported by name, nothing written there, the program passes;
-#  - bad files: a truncated file, a foreign version, binary garbage and a symlink planted in place
-#    of the file: each reported once by name and ignored as a whole (no decision from the cache),
+#  - bad files: a file cut at the end of a line (what is left parses: only the end line tells),
+#    one cut inside a line, a foreign version, binary garbage and a symlink planted in place of
+#    the file: each reported once by name and ignored as a whole (no decision from the cache),
 #    the program passes;
 #  - obeyed: a cache file whose rules name native for every MPI_Alltoall and the ring for every
 #    MPI_Allgather of 2 ranks; the harness's XCHG_STATS lines (every call on a duplicate of the
@@ -95,7 +96,7 @@ if [ -x "$cache_prog" ]; then
         verdict "$name" "$log" "$why"
     fi
 
-    for bad in truncated foreign garbage symlink; do
+    for bad in truncated midline foreign garbage symlink; do
         name="cache bad file: $bad"
         begin_case "$name" || continue
         bdir=$LOGS/cache-bad-$MPI
@@ -108,7 +109,10 @@ if [ -x "$cache_prog" ]; then
             continue
         fi
         case $bad in
-        truncated) head -c "$(($(stat -c %s "$file") * 2 / 3))" "$file" >"$file.t" && mv "$file.t" "$file" ;;
+        # cut at the end of a line, two thirds in: what is left parses as a table
+        truncated) head -c "$(($(stat -c %s "$file") * 2 / 3))" "$file" | sed '$d' >"$file.t" &&
+            mv "$file.t" "$file" ;;
+        midline) head -c "$(($(stat -c %s "$file") * 2 / 3))" "$file" >"$file.t" && mv "$file.t" "$file" ;;
         foreign) sed -i '1s/.*/xchg-tuning 99/' "$file" ;;
         garbage) head -c 3000 /dev/urandom >"$file" ;;
         symlink) rm -f "$file" && ln -s /etc/passwd "$file" ;;
@@ -137,6 +141,7 @@ if [ -x "$cache_prog" ]; then
             why="the first run named no cache file"
         else
             printf 'xchg-tuning 2\nalltoall 2 nodes=1 * native\nallgather 2 nodes=1 * ring\n' >"$file"
+            printf '# end: %d bytes above\n' "$(stat -c %s "$file")" >>"$file"
             # the harness: every call on a duplicate of the world, so every call has 2 ranks
             preloaded "$log" 2 XCHG_WAIT=yield XCHG_STATS=1 XCHG_CACHE="$odir" -- \
                 "$build_dir/bench/harness" --short-calls 3 --steady-calls 20
