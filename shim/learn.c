@@ -33,7 +33,9 @@
  * circulant allgather of 1 B on the emulated cluster at 46 us where its calls took 185 us:
  * the last rank to arrive found its data there already). The same goes for the watch. Every
  * agreement also carries the cost of the domain's previous one, which the policy charges to a
- * probe (learn_policy.c: for the smallest calls an agreement costs more than the probe's calls).
+ * probe (learn_policy.c: for the smallest calls an agreement costs more than the probe's calls),
+ * and the least of the ranks' times in the barriers since it, which the policy charges to each
+ * timed call (on the emulated cluster a barrier costs about as much as a call of 1 B).
  *
  * Domains: the shapes of all contexts on one channel (the same group: duplicates of one
  * communicator) are one domain, so that a program with many communicators of one group learns
@@ -312,9 +314,18 @@ double xchg_learn_clock(void)
 
 double xchg_learn_start(xchg_ctx_t *ctx)
 {
-    if (!ctx->one_clock) /* across machines: every rank starts the timed call together */
-        PMPI_Barrier(ctx->comm);
-    return xchg_learn_clock();
+    xchg_learning_t *dom = ctx->shim->learning;
+    double began, ended;
+    if (ctx->one_clock)
+        return xchg_learn_clock();
+    /* across machines: every rank starts the timed call together; the barrier's cost (the
+     * least of this rank's, agreed as the least of the ranks') goes to the policy */
+    began = xchg_learn_clock();
+    PMPI_Barrier(ctx->comm);
+    ended = xchg_learn_clock();
+    if (dom->sync_local == 0 || ended - began < dom->sync_local)
+        dom->sync_local = ended - began > 0 ? ended - began : 1e-9;
+    return ended;
 }
 
 /* Remember a settled shape for the cache and XCHG_LEARN=FILE (the latest verdict stands). */
@@ -378,6 +389,9 @@ static void announce(const xchg_ctx_t *ctx, const xchg_shape_t *s)
     }
     xchg_params_format(&xchg_algos[lp->cand[lp->winner].algo], &lp->cand[lp->winner].params, text,
                        sizeof text);
+    if (lp->sync_s > 0 && used < sizeof line) /* across machines: what a probe paid besides */
+        snprintf(line + used, sizeof line - used, " (agreement %.2fus, barrier %.2fus)",
+                 lp->agree_s * 1e6, lp->sync_s * 1e6);
     fprintf(stderr, "%s -> %s [%s]\n", line, xchg_algos[lp->cand[lp->winner].algo].name, text);
     fflush(stderr);
 }
@@ -410,26 +424,31 @@ static uint64_t to_ns(double seconds)
  * domain's previous agreement carried in the same exchange (*previous, in seconds; 0 when this
  * is the domain's first). That cost is the least of the ranks' own times in it: a rank that
  * arrived early also waited for the others to arrive, the last one to arrive waited for no one,
- * so its time is the exchange's own. Each rank times its own part of this one for the next. */
-static int agree(xchg_ctx_t *ctx, uint64_t *vals, int n, double *previous)
+ * so its time is the exchange's own. Each rank times its own part of this one for the next.
+ * *sync: the same for the barrier that began a timed call since the last agreement (across
+ * machines; 0 on one machine, where timed calls have none). */
+static int agree(xchg_ctx_t *ctx, uint64_t *vals, int n, double *previous, double *sync)
 {
     xchg_learning_t *dom = ctx->shim->learning;
     double began = xchg_learn_clock();
     int rc;
 
     vals[n] = UINT64_MAX - to_ns(dom->agree_local); /* the maximum of this is the least time */
-    rc = xchg_agree_max(ctx, vals, n + 1);
+    vals[n + 1] = UINT64_MAX - to_ns(dom->sync_local);
+    rc = xchg_agree_max(ctx, vals, n + 2);
     dom->agree_local = xchg_learn_clock() - began;
+    dom->sync_local = 0.0;
     *previous = (UINT64_MAX - vals[n]) * 1e-9;
+    *sync = (UINT64_MAX - vals[n + 1]) * 1e-9;
     return rc;
 }
 
-/* The agreed time of n timed calls (file header, timing); *previous as agree() says. */
+/* The agreed time of n timed calls (file header, timing); *previous and *sync as agree() says. */
 static int agree_time(xchg_ctx_t *ctx, const xchg_shape_t *s, int n, double *agreed,
-                      double *previous)
+                      double *previous, double *sync)
 {
     double durations[XCHG_LP_SAMPLES];
-    uint64_t vals[2 * XCHG_LP_SAMPLES + 1];
+    uint64_t vals[2 * XCHG_LP_SAMPLES + 2];
     int rc;
 
     if (ctx->one_clock) { /* latest start, latest end of each call */
@@ -437,7 +456,7 @@ static int agree_time(xchg_ctx_t *ctx, const xchg_shape_t *s, int n, double *agr
             vals[2 * k] = to_ns(s->starts[k]);
             vals[2 * k + 1] = to_ns(s->ends[k]);
         }
-        rc = agree(ctx, vals, 2 * n, previous);
+        rc = agree(ctx, vals, 2 * n, previous, sync);
         for (int k = 0; k < n; k++)
             durations[k] = vals[2 * k + 1] > vals[2 * k] ? (vals[2 * k + 1] - vals[2 * k]) * 1e-9
                                                          : 1e-9;
@@ -447,7 +466,7 @@ static int agree_time(xchg_ctx_t *ctx, const xchg_shape_t *s, int n, double *agr
     }
     for (int k = 0; k < n; k++) /* the slowest rank's time of each call, from the barrier */
         vals[k] = to_ns(s->ends[k] > s->starts[k] ? s->ends[k] - s->starts[k] : 1e-9);
-    rc = agree(ctx, vals, n, previous);
+    rc = agree(ctx, vals, n, previous, sync);
     for (int k = 0; k < n; k++)
         durations[k] = vals[k] * 1e-9;
     qsort(durations, (size_t)n, sizeof *durations, cmp_double);
@@ -459,9 +478,9 @@ static int agree_time(xchg_ctx_t *ctx, const xchg_shape_t *s, int n, double *agr
 static int watch_done(xchg_ctx_t *ctx, xchg_shape_t *s)
 {
     int winner = s->lp.winner, rc;
-    double agreed, previous, winner_s = s->lp.winner_s, rival_s = s->lp.rival_s;
+    double agreed, previous, sync, winner_s = s->lp.winner_s, rival_s = s->lp.rival_s;
 
-    rc = agree_time(ctx, s, XCHG_LP_SAMPLES, &agreed, &previous);
+    rc = agree_time(ctx, s, XCHG_LP_SAMPLES, &agreed, &previous, &sync);
     if (rc != MPI_SUCCESS)
         return rc;
     if (xchg_lp_watch_done(&s->lp, agreed)) {
@@ -477,7 +496,7 @@ int xchg_learn_record(xchg_ctx_t *ctx, int slot, double start, double end)
     xchg_learning_t *dom = ctx->shim->learning;
     xchg_shape_t *s = &dom->shapes[slot];
     int probing = s->lp.phase == XCHG_LP_PROBING, rc, n, k = s->step.sample;
-    double agreed, previous, seconds = end - start;
+    double agreed, previous, sync, seconds = end - start;
 
     if (!s->step.timed || k < 0 || k >= XCHG_LP_SAMPLES)
         return MPI_SUCCESS;
@@ -492,10 +511,10 @@ int xchg_learn_record(xchg_ctx_t *ctx, int slot, double start, double end)
     if (!probing)
         return watch_done(ctx, s);
     n = xchg_lp_probe_samples(&s->lp);
-    rc = agree_time(ctx, s, n > 0 ? n : 1, &agreed, &previous);
+    rc = agree_time(ctx, s, n > 0 ? n : 1, &agreed, &previous, &sync);
     if (rc != MPI_SUCCESS)
         return rc;
-    xchg_lp_probe_done(&s->lp, agreed, previous);
+    xchg_lp_probe_done(&s->lp, agreed, previous, sync);
     if (s->lp.phase == XCHG_LP_SETTLED) {
         dom->epoch++;
         remember(ctx, s);

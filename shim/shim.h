@@ -162,6 +162,8 @@ typedef struct xchg_learning {
     unsigned epoch; /* bumped whenever learning changes what a call shape runs */
     int next;       /* slot the next new shape takes when all are used */
     double agree_local; /* this rank's time in the domain's latest agreement (shim/learn.c) */
+    double sync_local;  /* across machines: this rank's least time in the barriers that began
+                           the timed calls since that agreement (0: none) */
     xchg_shape_t shapes[XCHG_SHAPES];
 } xchg_learning_t;
 

@@ -43,7 +43,9 @@
  * cores, where the calls take 15 to 40 (2-core VM). Its cost is measured (shim/learn.c carries
  * each agreement's time in the next one) and reaches the policy agreed; until it is known it
  * counts as nothing. With it, a round of the smallest calls ends after the models' choice and
- * native, and native is then timed by one cold call (fit_native).
+ * native, and native is then timed by one cold call (fit_native). Across machines, where the
+ * ranks' clocks differ, every timed call also begins with a barrier (shim/learn.c); its cost,
+ * measured the same way and known from the round's first agreement, is charged per timed call.
  */
 #include <limits.h>
 #include <math.h>
@@ -93,10 +95,17 @@ static double best_measured(const xchg_lp_t *lp)
     return best;
 }
 
-/* Exploration's cost so far in this round: the probes' excess and their agreements. */
+/* Exploration's cost so far in this round: the probes' excess, their agreements and the
+ * barriers their timed calls began with. */
 static double cost_so_far(const xchg_lp_t *lp)
 {
-    return lp->spent + lp->agreements * lp->agree_s;
+    return lp->spent + lp->agreements * lp->agree_s + lp->synced * lp->sync_s;
+}
+
+/* What a probe with `timed` timed calls costs beside its calls' excess. */
+static double probe_overhead(const xchg_lp_t *lp, int timed)
+{
+    return lp->agree_s + timed * lp->sync_s;
 }
 
 /* The reference of the allowance: the better of native and the models' choice, as measured
@@ -193,6 +202,7 @@ static void begin_round(xchg_lp_t *lp, int first)
     lp->round_calls = 0;
     lp->spent = 0.0;
     lp->agreements = 0;
+    lp->synced = 0;
     lp->deferred = 0;
     lp->native_cold = 0;
     lp->rounds++;
@@ -284,7 +294,7 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
             continue;
         }
         calls = (e > 0 && e >= C.dear_s ? 0 : 1) + samples_for(e);
-        cost = calls * (e - ref) + lp->agree_s; /* below 0: a gain within the probe */
+        cost = calls * (e - ref) + probe_overhead(lp, samples_for(e)); /* < 0: a gain */
         if (!lp->probe_all &&
             ((e > 0 && best > 0 && e >= C.hopeless * best) || (cost > 0 && cost > allowance))) {
             lp->cand[c].skipped = 1;
@@ -299,7 +309,8 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
 }
 
 /* Native is probed in every round (file header), with as many calls as the allowance pays for
- * at its expected excess over the reference, its warm-up grown to native_warmup within those
+ * at its expected excess over the reference (and each call's barrier across machines), its
+ * warm-up grown to native_warmup within those
  * calls where they allow (one timed call fewer). When it is expected to cost more than twice
  * the best or the allowance pays for no more, it is timed once with no warm-up: a dear call
  * (dear_s up) in every round, a cheaper one in the shape's first round only, where a short-lived
@@ -309,10 +320,12 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
  * recheck_cold calls, where native gets native_warmup untimed calls and one timed call. */
 static void fit_native(xchg_lp_t *lp, double expect, double ref)
 {
-    double allowance = C.budget_share * C.budget_calls * ref - cost_so_far(lp) - lp->agree_s;
+    double allowance = C.budget_share * C.budget_calls * ref - cost_so_far(lp) -
+                       probe_overhead(lp, 1);
+    double excess = (expect > ref ? expect - ref : 0.0) + lp->sync_s; /* a call, timed */
     int calls = lp->probe_calls;
-    if (expect > ref && ref > 0)
-        calls = allowance > 0 ? (int)(allowance / (expect - ref)) : 1;
+    if (excess > 0 && ref > 0)
+        calls = allowance > 0 ? (int)(allowance / excess) : 1;
     if (calls < lp->probe_calls)
         lp->probe_calls = calls < 1 ? 1 : calls;
     if (lp->probe_calls < 2 || (expect > 0 && expect > 2 * best_measured(lp))) {
@@ -327,7 +340,7 @@ static void fit_native(xchg_lp_t *lp, double expect, double ref)
     }
 }
 
-void xchg_lp_probe_done(xchg_lp_t *lp, double seconds, double agree_s)
+void xchg_lp_probe_done(xchg_lp_t *lp, double seconds, double agree_s, double sync_s)
 {
     int first = lp->winner; /* during a round: its first probe */
     double ref, expect = 0.0;
@@ -337,7 +350,10 @@ void xchg_lp_probe_done(xchg_lp_t *lp, double seconds, double agree_s)
         return;
     if (agree_s > 0)
         lp->agree_s = agree_s;
+    if (sync_s > 0)
+        lp->sync_s = sync_s;
     lp->agreements++;
+    lp->synced += xchg_lp_probe_samples(lp);
     lp->cand[lp->current].measured = seconds > 0 ? seconds : 1e-9;
     ref = reference(lp, first);
     if (lp->current != first && seconds > ref)

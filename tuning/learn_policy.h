@@ -89,6 +89,8 @@ typedef struct xchg_lp {
     double spent;     /* exploration cost so far: sum over probe calls of (time - best) */
     int agreements;   /* probes of this round that ended with an agreement */
     double agree_s;   /* the cost of one agreement, as last measured (0: not yet known) */
+    int synced;       /* timed calls of this round's probes that began with a barrier */
+    double sync_s;    /* the cost of that barrier, as last measured (0: none, one machine) */
     int round_calls;  /* calls since the probe round began */
     int winner;
     double winner_s, rival_s; /* the winner's and the best other side's measured times */
@@ -115,8 +117,10 @@ void xchg_lp_start_known(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, i
 xchg_lp_step_t xchg_lp_call(xchg_lp_t *lp);
 /* A probe's last call ran: seconds is the agreed time of its timed calls (the ranks' medians,
  * agreed); agree_s the agreed cost of an earlier agreement (the domain's latest before this
- * one, shim/learn.c), 0 when none is known. Settles when no candidate is left worth probing. */
-void xchg_lp_probe_done(xchg_lp_t *lp, double seconds, double agree_s);
+ * one, shim/learn.c), 0 when none is known; sync_s the agreed cost of the barrier that begins
+ * each timed call where the ranks' clocks differ (across machines), 0 where they have none.
+ * Settles when no candidate is left worth probing. */
+void xchg_lp_probe_done(xchg_lp_t *lp, double seconds, double agree_s, double sync_s);
 /* The watch's agreed time of the winner: 1 when it drifted (the shape is probed again from its
  * next call), else 0. */
 int xchg_lp_watch_done(xchg_lp_t *lp, double seconds);
