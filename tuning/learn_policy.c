@@ -310,8 +310,7 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
 
 /* Native is probed in every round (file header), with as many calls as the allowance pays for
  * at its expected excess over the reference (and each call's barrier across machines), its
- * warm-up grown to native_warmup within those
- * calls where they allow (one timed call fewer). When it is expected to cost more than twice
+ * warm-up grown to native_warmup within those calls where they allow (one timed call fewer). When it is expected to cost more than twice
  * the best or the allowance pays for no more, it is timed once with no warm-up: a dear call
  * (dear_s up) in every round, a cheaper one in the shape's first round only, where a short-lived
  * shape cannot pay for more. Such a cold call can read native several times slower than it
@@ -320,8 +319,7 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
  * recheck_cold calls, where native gets native_warmup untimed calls and one timed call. */
 static void fit_native(xchg_lp_t *lp, double expect, double ref)
 {
-    double allowance = C.budget_share * C.budget_calls * ref - cost_so_far(lp) -
-                       probe_overhead(lp, 1);
+    double allowance = C.budget_share * C.budget_calls * ref - cost_so_far(lp) - lp->agree_s;
     double excess = (expect > ref ? expect - ref : 0.0) + lp->sync_s; /* a call, timed */
     int calls = lp->probe_calls;
     if (excess > 0 && ref > 0)

@@ -423,8 +423,8 @@ int main(void)
         }
         CHECK(others[1] == 0 && others[0] > 0, "barriers charged: %d calls of the other two "
               "candidates (want 0; %d when the barriers are free)", others[1], others[0]);
-        /* the allowance holds but for the round's two probes that every round makes, each an
-         * agreement and its timed calls' barriers */
+        /* the charged run (the last): the allowance holds but for the two probes that every
+         * round makes, each an agreement and its timed calls' barriers */
         CHECK(s.cost <= 1.10 * 40 * truth[0] + 2 * (s.agree + 3 * s.sync),
               "barriers charged: 40 calls cost %.0f us, allowance %.0f us", s.cost * 1e6,
               (1.10 * 40 * truth[0] + 2 * (s.agree + 3 * s.sync)) * 1e6);
