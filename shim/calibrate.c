@@ -11,7 +11,11 @@
  * program has posted anything (inside MPI_Init); beta is the small message's one-way time (half the
  * least round trip: on a loaded machine a round trip waits for a descheduled peer now and then,
  * milliseconds that are not the link's), tau the large one's excess per byte. Each pair stops early
- * when it has used BUDGET seconds. rho, the copy rate, is one memcpy of COPY_BYTES. Rank 0 then
+ * when it has used BUDGET seconds, but not before MIN_PINGS round trips of each size unless it
+ * has used HARD_BUDGET: at 2 ranks on 2 cores (MPICH), 5 of 14 runs had their first timed round
+ * trip wait 4 to 8 ms for a peer that had lost its core just after start-up; that used the whole
+ * budget on one sample, the start-up read 2 to 4 ms and was not used. rho, the copy rate, is one
+ * memcpy of COPY_BYTES, which needs no peer and is kept whatever the ping-pongs gave. Rank 0 then
  * broadcasts the constants, so every rank prices with the same numbers. A start-up beyond a
  * plausible bound (a peer descheduled on an oversubscribed node) is not used. The constants are
  * measured anew in every run and never cached: a measurement taken under a burst of load would
@@ -40,6 +44,8 @@
 #define LARGE (16 << 10)   /* bytes of the large message: past MPICH's and Open MPI's eager
                               thresholds on shared memory, a few packets on a network */
 #define BUDGET 6e-3        /* seconds one pair may take after its first round trips */
+#define MIN_PINGS 3        /* round trips of each size taken within HARD_BUDGET whatever BUDGET */
+#define HARD_BUDGET 24e-3  /* seconds one pair may take at most: a few descheduled round trips */
 #define COPY_BYTES (1 << 20)
 #define SAME_NODE_MAX 50e-6 /* a start-up above this on one node is a descheduled peer (more
                                processes than cores), not the memory's: not used */
@@ -54,14 +60,20 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Whether rank 0 takes another round trip: done of n taken, the soft and hard deadlines. */
+static int ping_more(int done, int n, double now, double deadline, double hard)
+{
+    return done < n && (now < deadline || (done < MIN_PINGS && now < hard));
+}
+
 /* Rank 0's side: the least one-way time of n round trips of bytes with peer (0 if none ran),
  * after one untimed round trip, which also waits for the peer to reach its side (it may still
- * be in MPI_Init): the budget counts from there. */
-static double ping(int peer, char *buf, int bytes, int n, double budget)
+ * be in MPI_Init): the budgets count from there. */
+static double ping(int peer, char *buf, int bytes, int n, double budget, double hard_budget)
 {
-    double t[PINGS], deadline = 0.0;
+    double t[PINGS], deadline = 0.0, hard = 0.0;
     int done = 0, stop = 0;
-    for (int i = 0; i <= n && (i == 0 || PMPI_Wtime() < deadline); i++) {
+    for (int i = 0; i == 0 || ping_more(done, n, PMPI_Wtime(), deadline, hard); i++) {
         double start = PMPI_Wtime();
         int go = 1;
         PMPI_Send(&go, 1, MPI_INT, peer, TAG, MPI_COMM_WORLD);
@@ -69,8 +81,10 @@ static double ping(int peer, char *buf, int bytes, int n, double budget)
         PMPI_Recv(buf, bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (i > 0) /* the first round trip warms up */
             t[done++] = (PMPI_Wtime() - start) / 2;
-        else
+        else {
             deadline = PMPI_Wtime() + budget;
+            hard = deadline - budget + hard_budget;
+        }
     }
     PMPI_Send(&stop, 1, MPI_INT, peer, TAG, MPI_COMM_WORLD);
     if (done == 0)
@@ -95,8 +109,8 @@ static void echo(char *buf, int bytes)
 /* beta and tau with peer (rank 0), or both 0 when the budget ran out first. */
 static void measure_pair(int peer, char *buf, double *beta, double *tau)
 {
-    double small = ping(peer, buf, SMALL, PINGS - 1, BUDGET / 2);
-    double large = ping(peer, buf, LARGE, LARGE_PINGS, BUDGET / 2);
+    double small = ping(peer, buf, SMALL, PINGS - 1, BUDGET / 2, HARD_BUDGET / 2);
+    double large = ping(peer, buf, LARGE, LARGE_PINGS, BUDGET / 2, HARD_BUDGET / 2);
     *beta = small;
     *tau = large > small && small > 0 ? (large - small) / (LARGE - SMALL) : 0.0;
 }
@@ -220,8 +234,10 @@ int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machin
     if (values[2] > CROSS_NODE_MAX)
         values[2] = values[3] = 0.0;
     PMPI_Bcast(values, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (values[4] > 0)
+        machine->rho = values[4];
     if (!(values[0] > 0 || values[2] > 0))
-        return 0; /* one rank, or nothing measured: the built-in constants stay */
+        return values[4] > 0; /* one rank, or no start-up measured: beta and tau stay built in */
     gap = values[2] > 0 ? xchg_measure_gap(world_node, world_size, values[2]) : 0.0;
     if (!(values[0] > 0)) { /* no partner on rank 0's node: one level, the inter-node one */
         values[0] = values[2];
@@ -234,7 +250,5 @@ int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machin
     machine->beta_inter = values[2];
     machine->tau_inter = values[3];
     machine->gap_inter = gap;
-    if (values[4] > 0)
-        machine->rho = values[4];
     return 1;
 }

@@ -80,7 +80,8 @@ int xchg_cache_load(const int *node_sizes, int nnodes);
 void xchg_cache_store(void);
 int xchg_cache_write(const xchg_table_t *table, const char *comment);
 /* calibrate.c: measure beta, tau (and across nodes) and rho into machine in a few milliseconds
- * (collective over MPI_COMM_WORLD, from MPI_Init); 1 when it measured, 0 when it left them. */
+ * (collective over MPI_COMM_WORLD, from MPI_Init); 1 when it measured any (rho is measured
+ * whatever the ping-pongs give), 0 when it left them all. */
 int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machine);
 /* The seconds a node spends on each message out of it when every rank sends across at once
  * (gap_inter), from bursts over MPI_COMM_WORLD (collective); 0 on one node or when nothing
