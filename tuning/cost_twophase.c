@@ -19,6 +19,11 @@
  * round is not charged: the shim pays it for every alltoallv that may choose this algorithm,
  * whichever it chooses.
  *
+ * At p = 2 the model says INFINITY: with no third rank each byte crosses twice, and the
+ * transposes' models (shared memory on one node) and rho (a copy of 1 MiB, in cache) priced it
+ * at 2 times shm for MPI_Alltoallv of 16 MiB at 2 ranks, where it ran 9.3 ms against shm's
+ * 2.7 (45 ms on its first call, its scratch touched); learning probed it in a sort of 8 calls.
+ *
  * Against pairwise (tuning/cost_base.c), which is charged ceil((p-1)/k) rounds of the largest
  * single message: twophase wins when messages are skewed (the largest message is much above
  * h/p, so pairwise rounds wait on it, while the transposes carry h/p + O(p U) per block) and,
@@ -101,5 +106,7 @@ double xchg_cost_twophase(const xchg_call_t *call, const xchg_machine_t *machine
     }
     params->radix = ran_as(params->radix, ran1.radix, ran2.radix, p > 2 ? p : 2);
     params->nports = ran_as(params->nports, ran1.nports, ran2.nports, p > 2 ? p - 1 : 1);
-    return t;
+    /* two ranks: no third to route through, so the transposes move every byte twice where one
+     * exchange moves it once, whatever the skew: auto never takes it (a forced one runs) */
+    return p == 2 ? INFINITY : t;
 }

@@ -504,20 +504,34 @@ static void test_cost(void)
     memset(&params, 0, sizeof params);
     t1 = xchg_cost_alltoallv_pairwise(&call, &xchg_machine_default, &params);
     CHECK(isfinite(t2) && t2 < t1, "skewed p=64: twophase %g s should beat pairwise %g s", t2, t1);
-    /* balanced and large at p = 2: pairwise moves every byte once, twophase twice */
-    call.comm_size = 2;
-    call.max_send_bytes = call.max_recv_bytes = 16 * mib;
+    /* balanced and large at p = 3: pairwise moves every byte once, twophase twice */
+    call.comm_size = 3;
+    call.max_send_bytes = call.max_recv_bytes = 24 * mib;
     call.max_block_bytes = 8 * mib;
     memset(&params, 0, sizeof params);
     t2 = xchg_cost_alltoallv_twophase(&call, &xchg_machine_default, &params);
     memset(&params, 0, sizeof params);
     t1 = xchg_cost_alltoallv_pairwise(&call, &xchg_machine_default, &params);
-    CHECK(isfinite(t2) && t1 < t2, "balanced p=2: pairwise %g s should beat twophase %g s", t1, t2);
+    CHECK(isfinite(t2) && t1 < t2, "balanced p=3: pairwise %g s should beat twophase %g s", t1, t2);
     /* a forced inner algorithm is costed as that algorithm */
     memset(&params, 0, sizeof params);
     params.inner = &xchg_algos[xchg_algo_find(XCHG_ALLTOALL, "pairwise")];
     CHECK(isfinite(xchg_cost_alltoallv_twophase(&call, &xchg_machine_default, &params)),
           "twophase:inner=pairwise has a finite cost");
+    /* p = 2, skewed or not, any inner: no third rank to route through, auto never takes it */
+    call.comm_size = 2;
+    for (int skewed = 0; skewed < 2; skewed++)
+        for (int inner = 0; inner < 2; inner++) {
+            call.max_send_bytes = skewed ? 16 * mib : 8 * mib;
+            call.max_recv_bytes = 8 * mib;
+            call.max_block_bytes = skewed ? 16 * mib : 4 * mib;
+            memset(&params, 0, sizeof params);
+            if (inner)
+                params.inner = &xchg_algos[xchg_algo_find(XCHG_ALLTOALL, "pairwise")];
+            t2 = xchg_cost_alltoallv_twophase(&call, &xchg_machine_default, &params);
+            CHECK(isinf(t2), "p=2 skewed=%d inner=%s: twophase %g s, expected INFINITY", skewed,
+                  inner ? "pairwise" : "auto", t2);
+        }
     /* what cannot be served */
     memset(&params, 0, sizeof params);
     call.comm_size = 1024;
