@@ -14,7 +14,9 @@
  * when it has used BUDGET seconds, but not before MIN_PINGS round trips of each size unless it
  * has used HARD_BUDGET: at 2 ranks on 2 cores (MPICH), 5 of 14 runs had their first timed round
  * trip wait 4 to 8 ms for a peer that had lost its core just after start-up; that used the whole
- * budget on one sample, the start-up read 2 to 4 ms and was not used. rho, the copy rate, is one
+ * budget on one sample, the start-up read 2 to 4 ms and was not used; with MIN_PINGS, 1 of 16
+ * (its peer away for all of HARD_BUDGET), and the calibration took 1.2 to 1.4 ms in most runs,
+ * 4 to 25 ms in 3 of 6 at 2 ranks on 2 cores (MPICH). rho, the copy rate, is one
  * memcpy of COPY_BYTES, which needs no peer and is kept whatever the ping-pongs gave. Rank 0 then
  * broadcasts the constants, so every rank prices with the same numbers. A start-up beyond a
  * plausible bound (a peer descheduled on an oversubscribed node) is not used. The constants are
