@@ -320,7 +320,8 @@ const xchg_algo_t xchg_algos[] = {
                        "two alltoall transposes of fixed block size (sized from the largest "
                        "amount any rank sends, h1, and receives, h2), so skewed counts cost "
                        "like even ones; `inner=NAME` forces the transposes' algorithm, `r`/`k` "
-                       "its parameters",
+                       "its parameters; auto never takes it at 2 ranks (no third rank to route "
+                       "through)",
         .source = "Bader, Helman, JaJa 1996, Section 3, Appendix B",
     },
     {
