@@ -81,11 +81,12 @@ static double ping(int peer, char *buf, int bytes, int n, double budget, double 
         PMPI_Send(&go, 1, MPI_INT, peer, TAG, MPI_COMM_WORLD);
         PMPI_Send(buf, bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD);
         PMPI_Recv(buf, bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (i > 0) /* the first round trip warms up */
+        if (i > 0) { /* the first round trip warms up */
             t[done++] = (PMPI_Wtime() - start) / 2;
-        else {
-            deadline = PMPI_Wtime() + budget;
-            hard = deadline - budget + hard_budget;
+        } else {
+            double now = PMPI_Wtime();
+            deadline = now + budget;
+            hard = now + hard_budget;
         }
     }
     PMPI_Send(&stop, 1, MPI_INT, peer, TAG, MPI_COMM_WORLD);
