@@ -51,7 +51,11 @@
  * candidate, to test a probe's mechanics whatever the policy would skip.
  *
  * What settles is remembered (xchg_learned_rules) for the per-user cache (shim/cache.c) and for
- * XCHG_LEARN=FILE, which world rank 0 writes at MPI_Finalize as a tuning table.
+ * XCHG_LEARN=FILE, which world rank 0 writes at MPI_Finalize as a tuning table; so is an
+ * unsettled round's verdict on its probes so far (xchg_lp_interim), once native and another
+ * candidate are measured: a program that makes a shape too few times for its round to settle
+ * (the integer sort's 8 alltoallv of 16 MiB) leaves its next run that verdict, which that run
+ * takes from the first call, instead of nothing and the same probes again.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -328,16 +332,17 @@ double xchg_learn_start(xchg_ctx_t *ctx)
     return ended;
 }
 
-/* Remember a settled shape for the cache and XCHG_LEARN=FILE (the latest verdict stands). */
-static void remember(const xchg_ctx_t *ctx, const xchg_shape_t *s)
+/* Remember a shape's verdict, candidate `winner`, for the cache and XCHG_LEARN=FILE: a settled
+ * round's, or an unsettled one's so far (the latest verdict stands). */
+static void remember(const xchg_ctx_t *ctx, const xchg_shape_t *s, int winner)
 {
     xchg_rule_t rule = {0};
     rule.coll = s->coll;
     rule.pmin = rule.pmax = ctx->size;
     rule.nmin = rule.nmax = ctx->topo.nnodes;
     xchg_bucket_range(s->bucket, &rule.bmin, &rule.bmax);
-    rule.algo = s->lp.cand[s->lp.winner].algo;
-    rule.params = s->lp.cand[s->lp.winner].params;
+    rule.algo = s->lp.cand[winner].algo;
+    rule.params = s->lp.cand[winner].params;
     pthread_mutex_lock(&learned_lock);
     for (int i = 0; i < nlearned; i++) {
         if (learned[i].coll == rule.coll && learned[i].pmin == rule.pmin &&
@@ -362,15 +367,16 @@ int xchg_learned_rules(xchg_rule_t *rules, int max)
     return n;
 }
 
-/* XCHG_VERBOSE: what a round of probes measured and what won. */
-static void announce(const xchg_ctx_t *ctx, const xchg_shape_t *s)
+/* XCHG_VERBOSE: what a round of probes measured and what won ("learn": the settled round's
+ * winner; "so far": an unsettled round's verdict on its probes so far). */
+static void announce(const xchg_ctx_t *ctx, const xchg_shape_t *s, const char *what, int winner)
 {
     char line[1024], text[128];
     size_t used, lo, hi;
     const xchg_lp_t *lp = &s->lp;
 
     xchg_bucket_range(s->bucket, &lo, &hi);
-    used = (size_t)snprintf(line, sizeof line, "xchg: learn %s p=%d block=%zu-%zu:",
+    used = (size_t)snprintf(line, sizeof line, "xchg: %s %s p=%d block=%zu-%zu:", what,
                             xchg_coll_name(s->coll), ctx->size, lo, hi);
     for (int c = 0; c < lp->ncand && used < sizeof line; c++) {
         xchg_params_format(&xchg_algos[lp->cand[c].algo], &lp->cand[c].params, text, sizeof text);
@@ -387,12 +393,12 @@ static void announce(const xchg_ctx_t *ctx, const xchg_shape_t *s)
                                      xchg_algos[lp->cand[c].algo].name, text,
                                      c + 1 < lp->ncand ? "," : "");
     }
-    xchg_params_format(&xchg_algos[lp->cand[lp->winner].algo], &lp->cand[lp->winner].params, text,
+    xchg_params_format(&xchg_algos[lp->cand[winner].algo], &lp->cand[winner].params, text,
                        sizeof text);
     if (lp->sync_s > 0 && used < sizeof line) /* across machines: what a probe paid besides */
         snprintf(line + used, sizeof line - used, " (agreement %.2fus, barrier %.2fus)",
                  lp->agree_s * 1e6, lp->sync_s * 1e6);
-    fprintf(stderr, "%s -> %s [%s]\n", line, xchg_algos[lp->cand[lp->winner].algo].name, text);
+    fprintf(stderr, "%s -> %s [%s]\n", line, xchg_algos[lp->cand[winner].algo].name, text);
     fflush(stderr);
 }
 
@@ -495,7 +501,7 @@ int xchg_learn_record(xchg_ctx_t *ctx, int slot, double start, double end)
 {
     xchg_learning_t *dom = ctx->shim->learning;
     xchg_shape_t *s = &dom->shapes[slot];
-    int probing = s->lp.phase == XCHG_LP_PROBING, rc, n, k = s->step.sample;
+    int probing = s->lp.phase == XCHG_LP_PROBING, rc, n, k = s->step.sample, winner;
     double agreed, previous, sync, seconds = end - start;
 
     if (!s->step.timed || k < 0 || k >= XCHG_LP_SAMPLES)
@@ -517,9 +523,14 @@ int xchg_learn_record(xchg_ctx_t *ctx, int slot, double start, double end)
     xchg_lp_probe_done(&s->lp, agreed, previous, sync);
     if (s->lp.phase == XCHG_LP_SETTLED) {
         dom->epoch++;
-        remember(ctx, s);
+        remember(ctx, s, s->lp.winner);
         if (xchg_config.verbose && ctx->rank == 0)
-            announce(ctx, s);
+            announce(ctx, s, "learn", s->lp.winner);
+    } else if ((winner = xchg_lp_interim(&s->lp)) >= 0) {
+        /* a program that ends before the round does leaves its next run this verdict */
+        remember(ctx, s, winner);
+        if (xchg_config.verbose && ctx->rank == 0)
+            announce(ctx, s, "so far", winner);
     }
     return MPI_SUCCESS;
 }

@@ -240,17 +240,39 @@ void xchg_lp_start_known(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, i
     lp->watch_every = 0;
 }
 
-/* Settle on the fastest probed candidate (an xchg one only below margin times native). */
-static void settle(xchg_lp_t *lp)
+/* The fastest probed xchg candidate (c >= 1), or -1 when none is probed. */
+static int fastest(const xchg_lp_t *lp)
 {
     int best = -1;
     for (int c = 1; c < lp->ncand; c++)
         if (lp->cand[c].measured > 0 && (best < 0 || lp->cand[c].measured < lp->cand[best].measured))
             best = c;
-    lp->winner = best > 0 && (lp->cand[0].measured == 0 ||
-                              lp->cand[best].measured < C.margin * lp->cand[0].measured)
-                     ? best
-                     : 0;
+    return best;
+}
+
+/* The verdict on the probes so far: the fastest xchg candidate, when native is not measured or
+ * it is below margin times native; else native. */
+static int verdict(const xchg_lp_t *lp, int best)
+{
+    return best > 0 && (lp->cand[0].measured == 0 ||
+                        lp->cand[best].measured < C.margin * lp->cand[0].measured)
+               ? best
+               : 0;
+}
+
+int xchg_lp_interim(const xchg_lp_t *lp)
+{
+    int best = fastest(lp);
+    if (lp->phase != XCHG_LP_PROBING || !(lp->cand[0].measured > 0) || best < 0)
+        return -1;
+    return verdict(lp, best);
+}
+
+/* Settle on the fastest probed candidate (an xchg one only below margin times native). */
+static void settle(xchg_lp_t *lp)
+{
+    int best = fastest(lp);
+    lp->winner = verdict(lp, best);
     lp->winner_s = lp->cand[lp->winner].measured;
     lp->rival_s = lp->winner == 0 ? (best > 0 ? lp->cand[best].measured : 0.0)
                                   : lp->cand[0].measured;

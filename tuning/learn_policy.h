@@ -140,6 +140,11 @@ void xchg_lp_warm(void);
  * models price that, and node joins as they rank it. */
 int xchg_lp_node_joins(const xchg_call_t *call, const xchg_machine_t *machine, double node_s,
                        double serial_s);
+/* The verdict of an unsettled round on its probes so far, for a program that ends before the
+ * round does (shim/learn.c stores it in the cache): the candidate that settling now would take,
+ * once native and at least one other candidate are measured in it; -1 before that, and when
+ * the shape is settled. */
+int xchg_lp_interim(const xchg_lp_t *lp);
 /* How many timed calls a probe of the current candidate has (for the caller's sample array). */
 int xchg_lp_probe_samples(const xchg_lp_t *lp);
 

@@ -5,6 +5,9 @@
 #  - learned, then read: learn_check at 2 ranks learns and writes the cache (a file of mode 0600
 #    in a directory of mode 0700, made by xchg); a second run decides from it ("(cache FILE:N)")
 #    and probes fewer shapes than the first;
+#  - an unsettled round's verdict so far: learn_check with 8 calls per shape and every candidate
+#    probed, so that rounds end cut short; each shape that never settled is in the cache with
+#    one of its verdicts so far, and the second run takes it from there without probing it;
 #  - refused directories: a symlink planted in place of the directory, and a directory writable
 #    by others: reported by name, nothing written there, the program passes;
 #  - bad files: a file cut at the end of a line (what is left parses: only the end line tells),
@@ -62,6 +65,69 @@ if [ -x "$cache_prog" ]; then
                 elif [ -z "$why" ] && [ "$second" -ge "$first" ]; then
                     why="the second run probed $second shapes, the first $first: the cache saved nothing"
                 fi
+            fi
+        fi
+        verdict "$name" "$log" "$why"
+    fi
+
+    # A round the program ends before it settles: learn_check with 8 calls per shape and every
+    # candidate probed (XCHG_TEST_PROBE_ALL=1), so that rounds of three or more candidates are
+    # cut short after the models' choice and native. Such a shape ("so far" lines only, never a
+    # "learn" line) must be in the cache with one of its verdicts so far, and the second run
+    # must take it from the cache and probe it no more.
+    name="cache keeps an unsettled round's verdict so far"
+    if begin_case "$name"; then
+        udir=$LOGS/cache-unsettled-$MPI
+        rm -rf "$udir"
+        unsettled_run() {
+            preloaded "$1" 2 XCHG_WAIT=yield XCHG_VERBOSE=1 XCHG_CACHE="$udir" \
+                XCHG_TEST_PROBE_ALL=1 -- "$cache_prog" 8
+        }
+        # the shapes of LOG with only "so far" lines: "COLLECTIVE P LOW ALGORITHM" per verdict,
+        # LOW as the cache writes a size (4096: 4K)
+        unsettled_shapes() {
+            sed -nE 's/^xchg: (so far|learn) ([a-z]+) p=([0-9]+) block=([0-9]+)-[0-9]+:.* -> ([a-z0-9]+) .*/\1|\2 \3 \4 \5/p' "$1" |
+                awk -F'|' '{ split($2, f, " "); key = f[1] " " f[2] " " f[3]
+                             if ($1 == "learn") settled[key] = 1; else seen[key] = seen[key] " " f[4] }
+                           END { for (k in seen) if (!(k in settled)) {
+                                     split(k, f, " "); low = f[3]
+                                     if (low % 1048576 == 0 && low > 0) low = low / 1048576 "M"
+                                     else if (low % 1024 == 0 && low > 0) low = low / 1024 "K"
+                                     print f[1], f[2], low, seen[k] } }'
+        }
+        unsettled_run "$log" 
+        why=$(cache_fails "$log")
+        file=$(cache_file "$log")
+        shapes=$(unsettled_shapes "$log")
+        if [ -z "$why" ] && [ -z "$shapes" ]; then
+            why="every round settled within 8 calls (or none reached native): nothing to check"
+        elif [ -z "$why" ] && { [ -z "$file" ] || [ ! -f "$file" ]; }; then
+            why="no cache file written"
+        fi
+        while [ -z "$why" ] && read -r coll procs low verdicts; do
+            rule=$(awk -v c="$coll" -v p="$procs" -v l="$low" \
+                '$1 == c && $2 == p && ($4 == l || index($4, l "-") == 1) { print $5 }' "$file" | tail -n 1)
+            if [ -z "$rule" ]; then
+                why="no cache rule for $coll of $procs ranks from $low B, whose round did not settle"
+            elif [[ " $verdicts " != *" ${rule%%:*} "* ]]; then
+                why="the cache says $rule for $coll of $procs ranks from $low B; its verdicts were:$verdicts"
+            fi
+        done <<<"$shapes"
+        if [ -z "$why" ]; then
+            cp "$log" "$log.first"
+            unsettled_run "$log"
+            why=$(cache_fails "$log")
+            while [ -z "$why" ] && read -r coll procs low verdicts; do
+                if grep -aqE "^xchg: (so far|learn) $coll p=$procs block=" "$log" &&
+                    sed -nE "s/^xchg: (so far|learn) $coll p=$procs block=([0-9]+)-.*/\2/p" "$log" |
+                    awk -v l="$low" '{ v = $1; if (v % 1048576 == 0 && v > 0) v = v / 1048576 "M"
+                                      else if (v % 1024 == 0 && v > 0) v = v / 1024 "K"
+                                      if (v == l) found = 1 } END { exit !found }'; then
+                    why="the second run probed $coll of $procs ranks from $low B again"
+                fi
+            done <<<"$shapes"
+            if [ -z "$why" ] && ! grep -aqF "(cache $file:" "$log"; then
+                why="the second run decided nothing from the cache"
             fi
         fi
         verdict "$name" "$log" "$why"
