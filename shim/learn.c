@@ -66,7 +66,7 @@
 #include "shim.h"
 #include "../tuning/table_write.h"
 
-#define LEARNED_MAX 1024     /* settled shapes remembered for the cache and XCHG_LEARN=FILE */
+#define LEARNED_MAX 1024     /* shapes' verdicts kept for the cache and XCHG_LEARN=FILE */
 #define TEST_DRIFT_FACTOR 100.0 /* XCHG_TEST_DRIFT=1: watched times are taken this many times */
 
 static xchg_rule_t learned[LEARNED_MAX];
