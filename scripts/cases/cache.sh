@@ -83,19 +83,24 @@ if [ -x "$cache_prog" ]; then
             preloaded "$1" 2 XCHG_WAIT=yield XCHG_VERBOSE=1 XCHG_CACHE="$udir" \
                 XCHG_TEST_PROBE_ALL=1 -- "$cache_prog" 8
         }
-        # the shapes of LOG with only "so far" lines: "COLLECTIVE P LOW ALGORITHM" per verdict,
+        # verdict_lines LOG: "KIND COLLECTIVE P LOW ALGORITHM" for each "so far" or "learn" line,
         # LOW as the cache writes a size (4096: 4K)
-        unsettled_shapes() {
-            sed -nE 's/^xchg: (so far|learn) ([a-z]+) p=([0-9]+) block=([0-9]+)-[0-9]+:.* -> ([a-z0-9]+) .*/\1|\2 \3 \4 \5/p' "$1" |
-                awk -F'|' '{ split($2, f, " "); key = f[1] " " f[2] " " f[3]
-                             if ($1 == "learn") settled[key] = 1; else seen[key] = seen[key] " " f[4] }
-                           END { for (k in seen) if (!(k in settled)) {
-                                     split(k, f, " "); low = f[3]
-                                     if (low % 1048576 == 0 && low > 0) low = low / 1048576 "M"
-                                     else if (low % 1024 == 0 && low > 0) low = low / 1024 "K"
-                                     print f[1], f[2], low, seen[k] } }'
+        verdict_lines() {
+            sed -nE 's/^xchg: (so far|learn) ([a-z]+) p=([0-9]+) block=([0-9]+)-[0-9]+:.* -> ([a-z0-9]+) .*/\1 \2 \3 \4 \5/p' "$1" |
+                sed 's/^so far /so_far /' |
+                awk '{ low = $4
+                       if (low > 0 && low % 1048576 == 0) low = low / 1048576 "M"
+                       else if (low > 0 && low % 1024 == 0) low = low / 1024 "K"
+                       print $1, $2, $3, low, $5 }'
         }
-        unsettled_run "$log" 
+        # unsettled_shapes LOG: "COLLECTIVE P LOW VERDICTS..." for each shape with only "so far" lines
+        unsettled_shapes() {
+            verdict_lines "$1" |
+                awk '{ key = $2 " " $3 " " $4
+                       if ($1 == "learn") settled[key] = 1; else seen[key] = seen[key] " " $5 }
+                     END { for (k in seen) if (!(k in settled)) print k seen[k] }'
+        }
+        unsettled_run "$log"
         why=$(cache_fails "$log")
         file=$(cache_file "$log")
         shapes=$(unsettled_shapes "$log")
@@ -117,12 +122,9 @@ if [ -x "$cache_prog" ]; then
             cp "$log" "$log.first"
             unsettled_run "$log"
             why=$(cache_fails "$log")
+            probed=$(verdict_lines "$log" | awk '{ print $2, $3, $4 }')
             while [ -z "$why" ] && read -r coll procs low verdicts; do
-                if grep -aqE "^xchg: (so far|learn) $coll p=$procs block=" "$log" &&
-                    sed -nE "s/^xchg: (so far|learn) $coll p=$procs block=([0-9]+)-.*/\2/p" "$log" |
-                    awk -v l="$low" '{ v = $1; if (v % 1048576 == 0 && v > 0) v = v / 1048576 "M"
-                                      else if (v % 1024 == 0 && v > 0) v = v / 1024 "K"
-                                      if (v == l) found = 1 } END { exit !found }'; then
+                if grep -qxF "$coll $procs $low" <<<"$probed"; then
                     why="the second run probed $coll of $procs ranks from $low B again"
                 fi
             done <<<"$shapes"
