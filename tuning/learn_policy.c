@@ -64,7 +64,8 @@ const xchg_lp_constants_t xchg_lp_constants = {
     .relearn_first = 128,  /* a choice taken under a burst of load lasts at most this long */
     .relearn_growth = 8,   /* and a right one costs less and less */
     .relearn_max = 1u << 21,
-    .relearn_known = 1024, /* a stored verdict was measured before: trust it longer */
+    .relearn_known = 128,  /* a stored verdict may rest on a round its program cut short or
+                            * on another run's load: checked as soon as a fresh one */
     .watch_first = 17,     /* odd: the timed calls do not lock onto a cycle of the program */
     .watch_max = 257,
     .drift = 1.25,         /* beyond the scatter of calls of one algorithm over minutes */

@@ -9,8 +9,8 @@
  * more than the better of native and the models' choice (and says where that cannot hold: a
  * native many times slower than the models' choice costs one call more than the allowance);
  * probes a dear native with one call; skips hopeless candidates; learns again after 128 calls
- * and after a drift seen by the watch; a stored verdict runs unwatched and is probed after 1024
- * calls; a candidate that needs a set-up runs from the shape's 16th call; a native read from one
+ * and after a drift seen by the watch; a stored verdict runs unwatched and is probed after 128
+ * calls, so a wrong one gives way to native then; a candidate that needs a set-up runs from the shape's 16th call; a native read from one
  * cold call is probed again soon; where an agreement costs as much as several calls, a round of
  * the smallest calls probes only the models' choice and native; with noisy calls it picks the faster of two candidates 25 % apart in 85 % of runs; on nodes linked by a network (and only
  * there) the node algorithm joins the candidates, and its round settles on it; an unsettled
@@ -239,7 +239,7 @@ int main(void)
               s.lp.winner);
         CHECK(s.calls - at < 120, "watch: the drift took %d calls to act on", s.calls - at);
     }
-    /* a stored verdict: unwatched, probed after 1024 calls */
+    /* a stored verdict: unwatched, probed after relearn_known calls */
     {
         xchg_lp_cand_t cand[2] = {{0, {0}, 2e-6, 0, 0, 0, 0}, {1, {0}, 1e-6, 0, 0, 0, 0}};
         xchg_lp_step_t step;
@@ -250,8 +250,26 @@ int main(void)
             timed += step.timed;
             n++;
         } while (s.lp.phase == XCHG_LP_SETTLED && n < 5000);
-        CHECK(n == 1024 && timed == 0, "known: probed at call %d (want 1024), %d timed calls "
-              "before (want none: unwatched; the round's first call is a warm-up)", n, timed);
+        CHECK(n == (int)xchg_lp_constants.relearn_known && timed == 0,
+              "known: probed at call %d (want %u), %d timed calls before (want none: unwatched; "
+              "the round's first call is a warm-up)", n, xchg_lp_constants.relearn_known, timed);
+    }
+    /* a wrong stored verdict (left by a round that timed native by one cold call and ended):
+     * shm stored, native truly faster; it runs until relearn_known calls, then the round finds
+     * native within a few calls of it */
+    {
+        double truth[2] = {1e-6, 1.5e-6}, pred[2] = {2e-6, 1e-6};
+        unsigned known = xchg_lp_constants.relearn_known;
+        int shm_calls = 0;
+        sim_start(&s, 2, truth, pred, 1);
+        xchg_lp_start_known(&s.lp, s.lp.cand, 2, 1);
+        while (s.calls < (int)known + 16)
+            shm_calls += sim_call(&s) == 1;
+        CHECK(known <= xchg_lp_constants.relearn_first, "a stored verdict is checked after %u "
+              "calls, later than a fresh one (%u)", known, xchg_lp_constants.relearn_first);
+        CHECK(s.lp.winner == 0 && shm_calls >= (int)known - 1 && shm_calls < (int)known + 8,
+              "wrong stored verdict: winner %d after %d calls (want native), shm ran %d calls",
+              s.lp.winner, s.calls, shm_calls);
     }
     /* noise: two candidates 25 % apart, calls scattering by +-20 %: the faster in at least 85 %
      * of the runs from three timed calls each (a short-lived shape settles sooner with fewer;
@@ -298,7 +316,7 @@ int main(void)
         unsigned after = xchg_lp_constants.setup_after;
         int wrong = 0;
         xchg_lp_start_known(&s.lp, cand, 2, 1);
-        for (unsigned n = 1; n <= 200; n++) {
+        for (unsigned n = 1; n < xchg_lp_constants.relearn_known; n++) {
             xchg_lp_step_t step = xchg_lp_call(&s.lp);
             wrong += step.cand != (n < after ? 0 : 1) || step.timed;
         }
