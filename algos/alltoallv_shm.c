@@ -52,19 +52,24 @@ static size_t region_bytes(const xchg_ctx_t *ctx)
  * the messages follow offs[p] and the statistics move to the next line (read only when carrying
  * them); else the statistics follow offs[p] and the messages start at the padded header, aligned
  * for large copies. Sender and receivers read the same total from the header, so they agree. */
+static size_t offs_bytes(int p)
+{
+    return ((size_t)p + 1) * sizeof(uint64_t); /* offs[0..p] */
+}
+
 static int compact(int p, uint64_t total)
 {
-    return ((size_t)p + 1) * sizeof(uint64_t) + total <= 64;
+    return offs_bytes(p) + total <= 64;
 }
 
 static size_t data_at(int p, uint64_t total)
 {
-    return compact(p, total) ? ((size_t)p + 1) * sizeof(uint64_t) : header_bytes(p);
+    return compact(p, total) ? offs_bytes(p) : header_bytes(p);
 }
 
 static size_t stats_at(int p, uint64_t total)
 {
-    return compact(p, total) ? 64 : ((size_t)p + 1) * sizeof(uint64_t);
+    return compact(p, total) ? 64 : offs_bytes(p);
 }
 
 /* This rank's header, and its messages when they fit (whether every sender's did, every rank
