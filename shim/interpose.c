@@ -206,7 +206,7 @@ static int watched_native(const call_args_t *a, int watch)
 {
     xchg_outcome_t out = {.algo = native_choice[a->coll].algo, .trial = watch, .learned = -1};
     out.ctx = xchg_ctx_cached(a->comm);
-    out.start = xchg_learn_start(out.ctx);
+    out.start = xchg_learn_start(out.ctx, watch);
     return finish(pass_to_mpi(a), a->coll, &out, out.start, MPI_COMM_NULL);
 }
 

@@ -36,6 +36,10 @@
  * probe (learn_policy.c: for the smallest calls an agreement costs more than the probe's calls),
  * and the least of the ranks' times in the barriers since it, which the policy charges to each
  * timed call (17 to 103 us on the emulated cluster, where calls of 1 to 256 B took 150 to 470).
+ * Every call of a probe round is reported, untimed ones too: each rank sums the round's calls
+ * after its first, each from its entry to its exit (its barrier included), and each probe's
+ * agreement carries that sum too (the least of the ranks'), which the policy charges where the
+ * probes' medians say less (learn_policy.c, the allowance).
  *
  * Domains: the shapes of all contexts on one channel (the same group: duplicates of one
  * communicator) are one domain, so that a program with many communicators of one group learns
@@ -299,9 +303,9 @@ int xchg_learn_tick(xchg_ctx_t *ctx, int slot, int algo, const xchg_params_t *pa
         dom->epoch++;
         return XCHG_TICK_RELEARN;
     }
-    /* a probe's calls of one candidate take the memorised path too, timed where the probe
-     * times them: they cost what the candidate costs, not a selection each */
-    return s->step.timed ? XCHG_TICK_WATCH : XCHG_TICK_ON;
+    /* a probe's calls of one candidate take the memorised path too, reported as the probe's
+     * calls are: they cost what the candidate costs, not a selection each */
+    return s->lp.phase == XCHG_LP_PROBING || s->step.timed ? XCHG_TICK_WATCH : XCHG_TICK_ON;
 }
 
 void xchg_learn_unpick(xchg_ctx_t *ctx, int slot)
@@ -316,15 +320,15 @@ double xchg_learn_clock(void)
     return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
 }
 
-double xchg_learn_start(xchg_ctx_t *ctx)
+double xchg_learn_start(xchg_ctx_t *ctx, int slot)
 {
     xchg_learning_t *dom = ctx->shim->learning;
-    double began, ended;
-    if (ctx->one_clock)
-        return xchg_learn_clock();
+    double began = xchg_learn_clock(), ended;
+    dom->shapes[slot].entered = began;
+    if (ctx->one_clock || !dom->shapes[slot].step.timed)
+        return began;
     /* across machines: every rank starts the timed call together; the barrier's cost (the
      * least of this rank's, agreed as the least of the ranks') goes to the policy */
-    began = xchg_learn_clock();
     PMPI_Barrier(ctx->comm);
     ended = xchg_learn_clock();
     if (dom->sync_local == 0 || ended - began < dom->sync_local)
@@ -426,14 +430,20 @@ static uint64_t to_ns(double seconds)
     return seconds > 0 ? (uint64_t)(seconds * 1e9 + 0.5) : 0;
 }
 
-/* One agreement of the domain: the element-wise maximum of vals[0 .. n-1], with the cost of the
- * domain's previous agreement carried in the same exchange (*previous, in seconds; 0 when this
- * is the domain's first). That cost is the least of the ranks' own times in it: a rank that
- * arrived early also waited for the others to arrive, the last one to arrive waited for no one,
- * so its time is the exchange's own. Each rank times its own part of this one for the next.
- * *sync: the same for the barrier that began a timed call since the last agreement (across
- * machines; 0 on one machine, where timed calls have none). */
-static int agree(xchg_ctx_t *ctx, uint64_t *vals, int n, double *previous, double *sync)
+/* What an agreement carries besides the calls' times, each agreed as the least of the ranks'
+ * own: a rank that arrived early also waited for the others, the last one to arrive waited for
+ * no one, so its time is the thing's own. */
+typedef struct carried {
+    double previous; /* the domain's previous agreement (0 when this is its first) */
+    double sync;     /* the barrier that began a timed call since it (across machines; 0 on one
+                        machine, where timed calls have none) */
+    double round;    /* the probe round's calls after its first (0 for a watch) */
+} carried_t;
+
+/* One agreement of the domain: the element-wise maximum of vals[0 .. n-1], with *c carried in
+ * the same exchange (in: round, this rank's; out: all three, agreed). Each rank times its own
+ * part of this one for the next. */
+static int agree(xchg_ctx_t *ctx, uint64_t *vals, int n, carried_t *c)
 {
     xchg_learning_t *dom = ctx->shim->learning;
     double began = xchg_learn_clock();
@@ -441,20 +451,22 @@ static int agree(xchg_ctx_t *ctx, uint64_t *vals, int n, double *previous, doubl
 
     vals[n] = UINT64_MAX - to_ns(dom->agree_local); /* the maximum of this is the least time */
     vals[n + 1] = UINT64_MAX - to_ns(dom->sync_local);
-    rc = xchg_agree_max(ctx, vals, n + 2);
+    vals[n + 2] = UINT64_MAX - to_ns(c->round);
+    rc = xchg_agree_max(ctx, vals, n + 3);
     dom->agree_local = xchg_learn_clock() - began;
     dom->sync_local = 0.0;
-    *previous = (UINT64_MAX - vals[n]) * 1e-9;
-    *sync = (UINT64_MAX - vals[n + 1]) * 1e-9;
+    c->previous = (UINT64_MAX - vals[n]) * 1e-9;
+    c->sync = (UINT64_MAX - vals[n + 1]) * 1e-9;
+    c->round = (UINT64_MAX - vals[n + 2]) * 1e-9;
     return rc;
 }
 
-/* The agreed time of n timed calls (file header, timing); *previous and *sync as agree() says. */
+/* The agreed time of n timed calls (file header, timing); *c as agree() says. */
 static int agree_time(xchg_ctx_t *ctx, const xchg_shape_t *s, int n, double *agreed,
-                      double *previous, double *sync)
+                      carried_t *c)
 {
     double durations[XCHG_LP_SAMPLES];
-    uint64_t vals[2 * XCHG_LP_SAMPLES + 2];
+    uint64_t vals[2 * XCHG_LP_SAMPLES + 3];
     int rc;
 
     if (ctx->one_clock) { /* latest start, latest end of each call */
@@ -462,7 +474,7 @@ static int agree_time(xchg_ctx_t *ctx, const xchg_shape_t *s, int n, double *agr
             vals[2 * k] = to_ns(s->starts[k]);
             vals[2 * k + 1] = to_ns(s->ends[k]);
         }
-        rc = agree(ctx, vals, 2 * n, previous, sync);
+        rc = agree(ctx, vals, 2 * n, c);
         for (int k = 0; k < n; k++)
             durations[k] = vals[2 * k + 1] > vals[2 * k] ? (vals[2 * k + 1] - vals[2 * k]) * 1e-9
                                                          : 1e-9;
@@ -472,7 +484,7 @@ static int agree_time(xchg_ctx_t *ctx, const xchg_shape_t *s, int n, double *agr
     }
     for (int k = 0; k < n; k++) /* the slowest rank's time of each call, from the barrier */
         vals[k] = to_ns(s->ends[k] > s->starts[k] ? s->ends[k] - s->starts[k] : 1e-9);
-    rc = agree(ctx, vals, n, previous, sync);
+    rc = agree(ctx, vals, n, c);
     for (int k = 0; k < n; k++)
         durations[k] = vals[k] * 1e-9;
     qsort(durations, (size_t)n, sizeof *durations, cmp_double);
@@ -484,9 +496,10 @@ static int agree_time(xchg_ctx_t *ctx, const xchg_shape_t *s, int n, double *agr
 static int watch_done(xchg_ctx_t *ctx, xchg_shape_t *s)
 {
     int winner = s->lp.winner, rc;
-    double agreed, previous, sync, winner_s = s->lp.winner_s, rival_s = s->lp.rival_s;
+    double agreed, winner_s = s->lp.winner_s, rival_s = s->lp.rival_s;
+    carried_t carried = {0};
 
-    rc = agree_time(ctx, s, XCHG_LP_SAMPLES, &agreed, &previous, &sync);
+    rc = agree_time(ctx, s, XCHG_LP_SAMPLES, &agreed, &carried);
     if (rc != MPI_SUCCESS)
         return rc;
     if (xchg_lp_watch_done(&s->lp, agreed)) {
@@ -502,8 +515,13 @@ int xchg_learn_record(xchg_ctx_t *ctx, int slot, double start, double end)
     xchg_learning_t *dom = ctx->shim->learning;
     xchg_shape_t *s = &dom->shapes[slot];
     int probing = s->lp.phase == XCHG_LP_PROBING, rc, n, k = s->step.sample, winner;
-    double agreed, previous, sync, seconds = end - start;
+    double agreed, seconds = end - start;
+    carried_t carried = {0};
 
+    if (probing && s->lp.round_calls <= 1) /* the round's first call: not counted */
+        s->round_local = 0.0;
+    else if (probing)
+        s->round_local += end > s->entered ? end - s->entered : 0.0;
     if (!s->step.timed || k < 0 || k >= XCHG_LP_SAMPLES)
         return MPI_SUCCESS;
     if (xchg_config.test_skew) /* a different distortion on every rank and candidate */
@@ -517,10 +535,11 @@ int xchg_learn_record(xchg_ctx_t *ctx, int slot, double start, double end)
     if (!probing)
         return watch_done(ctx, s);
     n = xchg_lp_probe_samples(&s->lp);
-    rc = agree_time(ctx, s, n > 0 ? n : 1, &agreed, &previous, &sync);
+    carried.round = s->round_local;
+    rc = agree_time(ctx, s, n > 0 ? n : 1, &agreed, &carried);
     if (rc != MPI_SUCCESS)
         return rc;
-    xchg_lp_probe_done(&s->lp, agreed, previous, sync);
+    xchg_lp_probe_done(&s->lp, agreed, carried.previous, carried.sync, carried.round);
     if (s->lp.phase == XCHG_LP_SETTLED) {
         dom->epoch++;
         remember(ctx, s, s->lp.winner);

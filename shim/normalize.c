@@ -88,7 +88,7 @@ static int choose(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_outcome_t *out)
     out->watched =
         out->trial >= 0 && xchg_learn_shape(ctx, out->trial)->lp.phase == XCHG_LP_SETTLED;
     if (out->trial >= 0) /* a learning trial times the call from here on */
-        out->start = xchg_learn_start(ctx);
+        out->start = xchg_learn_start(ctx, out->trial);
     return xchg_algos[choice.algo].native ? XCHG_PASS : MPI_SUCCESS;
 }
 
@@ -331,7 +331,7 @@ static int block_call(block_args_t *a, xchg_outcome_t *out)
         out->params = memo->choice.params;
         if (watch >= 0) { /* a watched call of the settled shape: timed from here */
             out->trial = watch;
-            out->start = xchg_learn_start(a->ctx);
+            out->start = xchg_learn_start(a->ctx, watch);
         }
         return xchg_algos[out->algo].native ? XCHG_PASS : MPI_SUCCESS;
     }

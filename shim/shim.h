@@ -154,6 +154,9 @@ typedef struct xchg_shape {
                                            that follows in the same call */
     double starts[XCHG_LP_SAMPLES];     /* this rank's timed calls of the probe or watch: */
     double ends[XCHG_LP_SAMPLES];       /* when each began and ended (xchg_learn_clock) */
+    double entered;                     /* when this rank's latest call of it began */
+    double round_local;                 /* this rank's time in the probe round's calls after
+                                           its first, each from entry to exit */
 } xchg_shape_t;
 
 /* A learning domain: the shapes of every context on one channel (they have the same group, so
@@ -245,7 +248,7 @@ unsigned xchg_select_generation(void);
  * decided) runs the candidate the policy names; its probes' and watched calls' times are
  * agreed over the ranks at the calls the policy says, so every rank runs the same algorithm. */
 /* The choice of a model- or cache-decided call; returns the shape's slot when this call is to
- * be timed (xchg_learn_start, xchg_learn_record), else -1. *hint holds the shape's slot. */
+ * be reported (xchg_learn_start, xchg_learn_record), else -1. *hint holds the shape's slot. */
 int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, int source, xchg_choice_t *choice,
                     int *hint);
 /* A call of the shape in slot `slot` that skipped selection (a memorised call, whose choice
@@ -254,7 +257,7 @@ int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, int source, xchg_c
  * shape is probed again from this call on, a probe of another candidate begins, or a settled
  * choice changed: a stored verdict that waited for its set-up): the caller selects anew, and
  * xchg_learn_pick takes this call's step; XCHG_TICK_WATCH: run the memorised choice and report
- * its time (xchg_learn_record, slot): a probe's timed call, or a settled shape's watched one.
+ * its time (xchg_learn_record, slot): a call of a probe round, or a settled shape's watched one.
  * Every call of a shape counts exactly once, on whichever path it takes, so every rank watches
  * and learns again at the same call. */
 enum { XCHG_TICK_ON, XCHG_TICK_RELEARN, XCHG_TICK_WATCH };
@@ -263,11 +266,13 @@ int xchg_learn_tick(xchg_ctx_t *ctx, int slot, int algo, const xchg_params_t *pa
  * predicted choice needs its own agreed statistics): the shape's next pick takes the same step,
  * so that the call counts once. */
 void xchg_learn_unpick(xchg_ctx_t *ctx, int slot);
-/* A timed call starts here: on one machine with no synchronisation, across machines after a
- * barrier of the channel (shim/learn.c, timing). Returns the start time on xchg_learn_clock. */
-double xchg_learn_start(xchg_ctx_t *ctx);
+/* A call reported to slot `slot` starts here (every call of a probe round, and a settled
+ * shape's watched calls): a timed one on one machine with no synchronisation, across machines
+ * after a barrier of the channel (shim/learn.c, timing). Returns the start time on
+ * xchg_learn_clock. */
+double xchg_learn_start(xchg_ctx_t *ctx, int slot);
 double xchg_learn_clock(void); /* seconds on the machine's monotonic clock */
-/* The timed call of slot `slot` ran from start to end (xchg_learn_clock) on this rank; may
+/* The reported call of slot `slot` ran from start to end (xchg_learn_clock) on this rank; may
  * agree (collective at the same call on every rank). */
 int xchg_learn_record(xchg_ctx_t *ctx, int slot, double start, double end);
 /* The shape in slot `slot` of ctx's learning domain (for the alltoallv watch's check). */

@@ -92,6 +92,8 @@ typedef struct xchg_lp {
     int synced;       /* timed calls of this round's probes that began with a barrier */
     double sync_s;    /* the cost of that barrier, as last measured (0: none, one machine) */
     int round_calls;  /* calls since the probe round began */
+    double round_s;   /* the agreed time of the round's calls after its first, each from its
+                         entry to its exit (its barrier included); 0: not measured */
     int winner;
     double winner_s, rival_s; /* the winner's and the best other side's measured times */
     unsigned relearn;   /* calls between settling and the next probe round */
@@ -100,6 +102,8 @@ typedef struct xchg_lp {
     int known;          /* settled from a stored verdict, not by probes */
     unsigned calls;     /* the shape's calls so far (saturating) */
     int deferred;       /* this round passed over a set-up candidate (too few calls yet) */
+    int overrun;        /* this round passed over a candidate that its allowance could not pay
+                           for (not a hopeless one) */
     int native_cold;    /* this round timed native by one call without warm-up */
     unsigned rounds;    /* probe rounds begun */
     int probe_all;      /* testing (XCHG_TEST_PROBE_ALL, set after xchg_lp_start): probe every
@@ -118,9 +122,11 @@ xchg_lp_step_t xchg_lp_call(xchg_lp_t *lp);
 /* A probe's last call ran: seconds is the agreed time of its timed calls (the ranks' medians,
  * agreed); agree_s the agreed cost of an earlier agreement (the domain's latest before this
  * one, shim/learn.c), 0 when none is known; sync_s the agreed cost of the barrier that begins
- * each timed call where the ranks' clocks differ (across machines), 0 where they have none.
- * Settles when no candidate is left worth probing. */
-void xchg_lp_probe_done(xchg_lp_t *lp, double seconds, double agree_s, double sync_s);
+ * each timed call where the ranks' clocks differ (across machines), 0 where they have none;
+ * round_s the agreed time of the round's calls so far after its first (untimed ones too, each
+ * from entry to exit), 0 when not measured. Settles when no candidate is left worth probing. */
+void xchg_lp_probe_done(xchg_lp_t *lp, double seconds, double agree_s, double sync_s,
+                        double round_s);
 /* The watch's agreed time of the winner: 1 when it drifted (the shape is probed again from its
  * next call), else 0. */
 int xchg_lp_watch_done(xchg_lp_t *lp, double seconds);
