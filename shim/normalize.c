@@ -329,7 +329,8 @@ static int block_call(block_args_t *a, xchg_outcome_t *out)
     if (memo) {
         out->algo = memo->choice.algo;
         out->params = memo->choice.params;
-        if (watch >= 0) { /* a watched call of the settled shape: timed from here */
+        if (watch >= 0) { /* a reported call (a probe round's, or a settled shape's watched
+                           * one): timed from here */
             out->trial = watch;
             out->start = xchg_learn_start(a->ctx, watch);
         }

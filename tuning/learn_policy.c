@@ -50,9 +50,10 @@
  * calls slower than the median: on the emulated cluster (Open MPI, 8 ranks on 4 nodes) a round
  * of MPI_Alltoall of 1 B probed all four candidates, whose medians were 238 to 297 us, in 13
  * calls; the 10 of them that the harness timed took 305 to 868 us each, their excess about
- * three times the allowance. So every call of a round is
- * also timed from its entry to its exit, and their sum (the round's first call apart: whatever
- * ran first would pay it), agreed at each probe's end, is charged where it says more.
+ * three times the allowance. So every call of a round is also timed from its entry to its exit,
+ * and their sum (the round's first call apart: whatever ran first would pay it), agreed at each
+ * probe's end, is charged where it says more. A first round that its allowance cut short is
+ * followed by a second, with an allowance of its own, after budget_calls calls (settle()).
  */
 #include <limits.h>
 #include <math.h>
@@ -327,7 +328,7 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
     }
     for (int c = 1; c < lp->ncand; c++) {
         double e = expected(lp, c), cost;
-        int calls;
+        int calls, hopeless;
         if (lp->cand[c].measured > 0 || lp->cand[c].skipped)
             continue;
         if (waits(lp, c)) {
@@ -336,10 +337,10 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
         }
         calls = (e > 0 && e >= C.dear_s ? 0 : 1) + samples_for(e);
         cost = calls * (e - ref) + probe_overhead(lp, samples_for(e)); /* < 0: a gain */
-        if (!lp->probe_all &&
-            ((e > 0 && best > 0 && e >= C.hopeless * best) || (cost > 0 && cost > allowance))) {
+        hopeless = e > 0 && best > 0 && e >= C.hopeless * best;
+        if (!lp->probe_all && (hopeless || (cost > 0 && cost > allowance))) {
             lp->cand[c].skipped = 1;
-            lp->overrun |= !(e > 0 && best > 0 && e >= C.hopeless * best);
+            lp->overrun |= !hopeless;
             continue;
         }
         if (pick < 0 || e < *expect) {

@@ -5,20 +5,21 @@
  * watch's last call the median of its timed calls is handed back as the agreed time.
  *
  * Checked: the policy settles on the truly fastest candidate (models right, models wrong, native
- * best); settles within a bounded number of calls; over the first 40 calls costs at most 10 %
- * more than the better of native and the models' choice (and says where that cannot hold: a
- * native many times slower than the models' choice costs one call more than the allowance);
- * probes a dear native with one call; skips hopeless candidates; learns again after 128 calls
- * and after a drift seen by the watch; a stored verdict runs unwatched and is probed after 128
- * calls, so a wrong one gives way to native then; a candidate that needs a set-up runs from the shape's 16th call; a native read from one
- * cold call is probed again soon; where an agreement costs as much as several calls, a round of
- * the smallest calls probes only the models' choice and native; where a round's calls take
- * longer than its probes' medians say (slow first calls), the round's measured calls stop it
- * after the models' choice and native, and a second round after the first 40 calls probes the
- * candidates it left out; with noisy calls it picks the faster of two candidates 25 % apart in 85 % of runs; on nodes linked by a network (and only
- * there) the node algorithm joins the candidates, and its round settles on it; an unsettled
- * round's verdict so far is the faster of native and the probed candidates (by the margin), and
- * none before native is measured or once the shape is settled.
+ * best); settles within a bounded number of calls; over the first 40 calls costs at most 10 % more
+ * than the better of native and the models' choice (and says where that cannot hold: a native many
+ * times slower than the models' choice costs one call more than the allowance); probes a dear
+ * native with one call; skips hopeless candidates; learns again after 128 calls and after a drift
+ * seen by the watch; a stored verdict runs unwatched and is probed after 128 calls, so a wrong one
+ * gives way to native then; a candidate that needs a set-up runs from the shape's 16th call; a
+ * native read from one cold call is probed again soon; where an agreement costs as much as several
+ * calls, a round of the smallest calls probes only the models' choice and native; where a round's
+ * calls take longer than its probes' medians say (slow first calls), the round's measured calls
+ * stop it after the models' choice and native, and a second round after the first 40 calls probes
+ * the candidates it left out; with noisy calls it picks the faster of two candidates 25 % apart in
+ * 85 % of runs; on nodes linked by a network (and only there) the node algorithm joins the
+ * candidates, and its round settles on it; an unsettled round's verdict so far is the faster of
+ * native and the probed candidates (by the margin), and none before native is measured or once the
+ * shape is settled.
  */
 #include <math.h>
 #include <stdlib.h>
