@@ -10,7 +10,14 @@
  * LARGE_PINGS of LARGE bytes each (one of each first, untimed), on MPI_COMM_WORLD, before the
  * program has posted anything (inside MPI_Init); beta is the small message's one-way time (half the
  * least round trip: on a loaded machine a round trip waits for a descheduled peer now and then,
- * milliseconds that are not the link's), tau the large one's excess per byte. Each pair stops early
+ * milliseconds that are not the link's), tau the large one's excess per byte. Inside a node rank 0
+ * then times LARGE_PINGS exchanges (both ranks send at once, one step of pairwise) of LARGE and
+ * of HUGE bytes each, after an untimed one, and tau_large is the least times' difference per
+ * byte: past LARGE a shared-memory transport copies once instead of twice (a rendezvous), and
+ * one line through 8 B and 16 KiB misprices large messages several times over. At 2 ranks on 2
+ * cores (MPICH 4.0.2, ch4:ucx), tau from the ping-pong was 3.1e-10 s/B, and it priced MPICH's
+ * own 64 KiB alltoall at 22 us where it ran in 7.3; the models chose shm (9.5 us) for it. There
+ * the exchanges took 3.1 us at 16 KiB and 5.2 at 64 KiB: tau_large = 4.3e-11 s/B. Each pair stops early
  * when it has used BUDGET seconds, but not before MIN_PINGS round trips of each size unless it
  * has used HARD_BUDGET: at 2 ranks on 2 cores (MPICH), 5 of 14 runs had their first timed round
  * trip wait 4 to 8 ms for a peer that had lost its core just after start-up; that used the whole
@@ -41,10 +48,11 @@
 #include "shim.h"
 
 #define PINGS 7            /* small round trips per pair (the median of them) */
-#define LARGE_PINGS 3      /* large round trips per pair */
+#define LARGE_PINGS 3      /* large round trips per pair, and exchanges of each size */
 #define SMALL 8            /* bytes of the small message */
 #define LARGE (16 << 10)   /* bytes of the large message: past MPICH's and Open MPI's eager
                               thresholds on shared memory, a few packets on a network */
+#define HUGE (64 << 10)    /* bytes of the larger exchange inside a node */
 #define BUDGET 6e-3        /* seconds one pair may take after its first round trips */
 #define MIN_PINGS 3        /* round trips of each size taken within HARD_BUDGET whatever BUDGET */
 #define HARD_BUDGET 24e-3  /* seconds one pair may take at most: a few descheduled round trips */
@@ -107,6 +115,59 @@ static void echo(char *buf, int bytes)
         PMPI_Recv(buf, bytes, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         PMPI_Send(buf, bytes, MPI_BYTE, 0, TAG, MPI_COMM_WORLD);
     }
+}
+
+/* Rank 0's side of the exchanges: each round sends go, then two exchanges of bytes both ways
+ * (send from buf, receive into buf + bytes); the first lines the two ranks up (each leaves it
+ * once the other's message has come), the second is timed. The least of n timed exchanges,
+ * after one untimed round (0 if none ran). */
+static double exchange(int peer, char *buf, int bytes, int n, double budget, double hard_budget)
+{
+    double least = 0.0, deadline = 0.0, hard = 0.0;
+    int done = 0, stop = 0;
+    for (int i = 0; i == 0 || ping_more(done, n, PMPI_Wtime(), deadline, hard); i++) {
+        double start;
+        int go = 1;
+        PMPI_Send(&go, 1, MPI_INT, peer, TAG, MPI_COMM_WORLD);
+        PMPI_Sendrecv(buf, bytes, MPI_BYTE, peer, TAG, buf + bytes, bytes, MPI_BYTE, peer, TAG,
+                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        start = PMPI_Wtime();
+        PMPI_Sendrecv(buf, bytes, MPI_BYTE, peer, TAG, buf + bytes, bytes, MPI_BYTE, peer, TAG,
+                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (i > 0) { /* the first round warms up */
+            double t = PMPI_Wtime() - start;
+            least = done++ == 0 || t < least ? t : least;
+        } else {
+            double now = PMPI_Wtime();
+            deadline = now + budget;
+            hard = now + hard_budget;
+        }
+    }
+    PMPI_Send(&stop, 1, MPI_INT, peer, TAG, MPI_COMM_WORLD);
+    return least;
+}
+
+/* The partner's side of the exchanges. */
+static void exchange_echo(char *buf, int bytes)
+{
+    for (;;) {
+        int go = 0;
+        PMPI_Recv(&go, 1, MPI_INT, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (!go)
+            return;
+        for (int k = 0; k < 2; k++)
+            PMPI_Sendrecv(buf, bytes, MPI_BYTE, 0, TAG, buf + bytes, bytes, MPI_BYTE, 0, TAG,
+                          MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+}
+
+/* tau_large with peer, a rank of rank 0's node (rank 0), or 0 when the budget ran out first or
+ * the larger exchange was not the slower. */
+static double measure_large(int peer, char *buf)
+{
+    double large = exchange(peer, buf, LARGE, LARGE_PINGS, BUDGET / 4, HARD_BUDGET / 4);
+    double huge = exchange(peer, buf, HUGE, LARGE_PINGS, BUDGET / 4, HARD_BUDGET / 4);
+    return large > 0 && huge > large ? (huge - large) / (HUGE - LARGE) : 0.0;
 }
 
 /* beta and tau with peer (rank 0), or both 0 when the budget ran out first. */
@@ -207,9 +268,9 @@ double xchg_api_measure_gap(double beta_inter)
 int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machine)
 {
     int rank, same = -1, cross = -1;
-    double values[5] = {0, 0, 0, 0, 0}; /* beta, tau, beta_inter, tau_inter, rho */
+    double values[6] = {0, 0, 0, 0, 0, 0}; /* beta, tau, beta_inter, tau_inter, rho, tau_large */
     double gap;
-    char *buf = malloc(LARGE);
+    char *buf = malloc(2 * HUGE); /* an exchange's send and receive halves */
 
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     for (int i = 1; i < world_size && world_node; i++) {
@@ -219,24 +280,30 @@ int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machin
             cross = i;
     }
     if (buf && world_size > 1) {
-        memset(buf, 0, LARGE);
+        memset(buf, 0, 2 * HUGE);
         if (rank == 0) {
-            if (same > 0)
+            if (same > 0) {
                 measure_pair(same, buf, &values[0], &values[1]);
+                values[5] = measure_large(same, buf);
+            }
             if (cross > 0)
                 measure_pair(cross, buf, &values[2], &values[3]);
             values[4] = copy_rate();
         } else if (rank == same || rank == cross) {
             echo(buf, SMALL);
             echo(buf, LARGE);
+            if (rank == same) {
+                exchange_echo(buf, LARGE);
+                exchange_echo(buf, HUGE);
+            }
         }
     }
     free(buf);
     if (values[0] > SAME_NODE_MAX)
-        values[0] = values[1] = 0.0;
+        values[0] = values[1] = values[5] = 0.0;
     if (values[2] > CROSS_NODE_MAX)
         values[2] = values[3] = 0.0;
-    PMPI_Bcast(values, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    PMPI_Bcast(values, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (values[4] > 0)
         machine->rho = values[4];
     if (!(values[0] > 0 || values[2] > 0))
@@ -248,8 +315,11 @@ int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machin
         values[2] = values[3] = 0.0;
     }
     machine->beta = values[0];
-    if (values[1] > 0)
+    if (values[1] > 0) {
         machine->tau = values[1];
+        machine->tau_large = values[5];
+        machine->large_from = LARGE;
+    }
     machine->beta_inter = values[2];
     machine->tau_inter = values[3];
     machine->gap_inter = gap;

@@ -38,6 +38,9 @@ double xchg_cost_sync(const xchg_machine_t *machine);
  * node's memory serves at full speed (tuning/cost_base.c, NODE_COPY_STREAMS, NODE_COPY_CACHED). */
 double xchg_cost_node_copies(const xchg_call_t *call, const xchg_machine_t *machine, double bytes);
 
+/* Seconds on the wire of one message of bytes: bytes tau, with tau_large past large_from. */
+double xchg_cost_wire(const xchg_machine_t *machine, double bytes);
+
 /* Time of one round with nmsgs messages of at most max_bytes each in flight on every rank:
  * beta + max(max_bytes tau (1 + port_share (nmsgs - 1)),
  *            nmsgs (max_bytes tau node_share + node_gap)). */

@@ -67,6 +67,7 @@ xchg_machine_t xchg_machine_for(const xchg_call_t *call, const xchg_machine_t *m
         m.beta = m.beta_inter;
     if (m.tau_inter > 0)
         m.tau = m.tau_inter;
+    m.tau_large = 0.0; /* measured inside a node only */
     if (m.inject > 0 && topo->max_node_ranks > 0)
         m.node_share = (double)topo->max_node_ranks / m.inject;
     if (m.gap_inter > 0 && topo->max_node_ranks > 0)
@@ -100,9 +101,16 @@ double xchg_cost_node_copies(const xchg_call_t *call, const xchg_machine_t *mach
     return (NODE_COPY_CACHED + beyond * crowd) * machine->rho;
 }
 
+double xchg_cost_wire(const xchg_machine_t *machine, double bytes)
+{
+    if (!(machine->tau_large > 0) || bytes <= machine->large_from)
+        return bytes * machine->tau;
+    return machine->large_from * machine->tau + (bytes - machine->large_from) * machine->tau_large;
+}
+
 double xchg_cost_round(const xchg_machine_t *machine, int nmsgs, size_t max_bytes)
 {
-    double bytes = (double)max_bytes * machine->tau, ports, node;
+    double bytes = xchg_cost_wire(machine, (double)max_bytes), ports, node;
     if (nmsgs <= 0)
         return 0.0;
     ports = bytes * (1.0 + machine->port_share * (nmsgs - 1));
@@ -160,7 +168,7 @@ typedef struct node_link {
 static double pairwise_time(int p, int nports, size_t message, const xchg_machine_t *machine,
                             node_link_t link)
 {
-    double rounds = (p - 2) / nports + 1, bytes = (double)message * machine->tau,
+    double rounds = (p - 2) / nports + 1, bytes = xchg_cost_wire(machine, (double)message),
            ports = rounds * (1.0 + machine->port_share * (nports - 1)) * bytes, node;
     if (p <= 1)
         return 0.0;

@@ -274,6 +274,34 @@ static double priced(size_t i, const xchg_call_t *call, const xchg_machine_t *m,
     return models[i].cost(call, m, params);
 }
 
+/* Messages past large_from inside a node cost tau_large a byte (the calibration's exchanges):
+ * the wire time, the levels, and the recorded case that made it (shim/calibrate.c): MPICH at 2
+ * ranks on 2 cores, whose own 64 KiB alltoall ran in 7.3 us. */
+static void check_large_messages(void)
+{
+    static const xchg_topo_t two = {
+        .nnodes = 2, .min_node_ranks = 1, .max_node_ranks = 1, .consecutive = 1};
+    xchg_machine_t m = {.beta = 3.9e-7, .tau = 3.03e-10, .rho = 4.43e-11, .port_share = 1.0};
+    xchg_call_t call = make_call(XCHG_ALLTOALL, 2, 65536);
+    xchg_params_t params = {0};
+    double linear = xchg_cost_native(&call, &m, &params), two_part, w;
+
+    CHECK(xchg_cost_wire(&m, 65536) == 65536 * m.tau, "wire without tau_large: %g",
+          xchg_cost_wire(&m, 65536));
+    m.tau_large = 3.46e-11;
+    m.large_from = 16384;
+    w = xchg_cost_wire(&m, 1000);
+    CHECK(w == 1000 * m.tau, "wire below large_from: %g, expected %g", w, 1000 * m.tau);
+    w = xchg_cost_wire(&m, 65536);
+    CHECK(fabs(w - (16384 * m.tau + 49152 * m.tau_large)) < 1e-18, "wire past large_from: %g", w);
+    two_part = xchg_cost_native(&call, &m, &params);
+    CHECK(linear > 20e-6 && two_part > 5e-6 && two_part < 10e-6,
+          "native 64 KiB at 2 ranks: %.3g s on one line, %.3g s with tau_large (ran 7.3e-06)",
+          linear, two_part);
+    m = xchg_machine_for(&(xchg_call_t){.comm_size = 2, .topo = &two}, &m);
+    CHECK(m.tau_large == 0, "machine_for two nodes keeps tau_large %g", m.tau_large);
+}
+
 /* One node prices with beta and tau, several nodes with beta_inter and tau_inter. */
 static void check_two_levels(void)
 {
@@ -687,6 +715,7 @@ int main(void)
     check_circulant();
     check_twophase();
     check_two_levels();
+    check_large_messages();
     check_injection();
     check_gap();
     check_shm();
