@@ -17,9 +17,10 @@
  * one line through 8 B and 16 KiB misprices large messages several times over. At 2 ranks on 2
  * cores (MPICH 4.0.2, ch4:ucx), tau from the ping-pong was 3.1e-10 s/B, and it priced MPICH's
  * own 64 KiB alltoall at 22 us where it ran in 7.3; the models chose shm (9.5 us) for it. There
- * the exchanges took 3.1 us at 16 KiB and 5.2 at 64 KiB: tau_large = 4.3e-11 s/B. Each pair stops early
- * when it has used BUDGET seconds, but not before MIN_PINGS round trips of each size unless it
- * has used HARD_BUDGET: at 2 ranks on 2 cores (MPICH), 5 of 14 runs had their first timed round
+ * a test program's exchanges took 3.1 us at 16 KiB and 5.2 at 64 KiB (4.3e-11 s/B), and the
+ * calibration measured tau_large = 2.7e-11 to 7.5e-11 in four runs. Each pair stops early when
+ * it has used BUDGET seconds, but not before MIN_PINGS round trips of each size unless it has
+ * used HARD_BUDGET: at 2 ranks on 2 cores (MPICH), 5 of 14 runs had their first timed round
  * trip wait 4 to 8 ms for a peer that had lost its core just after start-up; that used the whole
  * budget on one sample, the start-up read 2 to 4 ms and was not used; with MIN_PINGS, 1 of 16
  * (its peer away for all of HARD_BUDGET), and the calibration took 1.2 to 1.4 ms in most runs,
@@ -64,78 +65,55 @@
 #define BURSTS 4           /* bursts measuring the gap at a node, the first untimed */
 #define BURST_SHIFTS 16    /* at most this many messages out of each rank in a burst */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Whether rank 0 takes another round trip: done of n taken, the soft and hard deadlines. */
 static int ping_more(int done, int n, double now, double deadline, double hard)
 {
     return done < n && (now < deadline || (done < MIN_PINGS && now < hard));
 }
 
-/* Rank 0's side: the least one-way time of n round trips of bytes with peer (0 if none ran),
- * after one untimed round trip, which also waits for the peer to reach its side (it may still
- * be in MPI_Init): the budgets count from there. */
-static double ping(int peer, char *buf, int bytes, int n, double budget, double hard_budget)
+/* The two kinds of measurement: a round trip of one message (timed: half of it, one way), or
+ * two exchanges of a message both ways (send from buf, receive into buf + bytes), the first
+ * lining the two ranks up (each leaves it once the other's message has come), the second timed.
+ * Both ranks run the same kind; the seconds timed come back (rank 0's are used). */
+enum { ROUND_TRIP, EXCHANGE };
+
+static double one_pass(int kind, int other, char *buf, int bytes)
 {
-    double t[PINGS], deadline = 0.0, hard = 0.0;
-    int done = 0, stop = 0;
-    for (int i = 0; i == 0 || ping_more(done, n, PMPI_Wtime(), deadline, hard); i++) {
-        double start = PMPI_Wtime();
-        int go = 1;
-        PMPI_Send(&go, 1, MPI_INT, peer, TAG, MPI_COMM_WORLD);
-        PMPI_Send(buf, bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD);
-        PMPI_Recv(buf, bytes, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (i > 0) { /* the first round trip warms up */
-            t[done++] = (PMPI_Wtime() - start) / 2;
+    double start;
+    if (kind == ROUND_TRIP) {
+        start = PMPI_Wtime();
+        if (other == 0) {
+            PMPI_Recv(buf, bytes, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            PMPI_Send(buf, bytes, MPI_BYTE, 0, TAG, MPI_COMM_WORLD);
         } else {
-            double now = PMPI_Wtime();
-            deadline = now + budget;
-            hard = now + hard_budget;
+            PMPI_Send(buf, bytes, MPI_BYTE, other, TAG, MPI_COMM_WORLD);
+            PMPI_Recv(buf, bytes, MPI_BYTE, other, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         }
+        return (PMPI_Wtime() - start) / 2;
     }
-    PMPI_Send(&stop, 1, MPI_INT, peer, TAG, MPI_COMM_WORLD);
-    if (done == 0)
-        return 0.0;
-    qsort(t, (size_t)done, sizeof t[0], cmp_double);
-    return t[0];
-}
-
-/* The partner's side: echo until rank 0 says stop (one pass per message size). */
-static void echo(char *buf, int bytes)
-{
-    for (;;) {
-        int go = 0;
-        PMPI_Recv(&go, 1, MPI_INT, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (!go)
-            return;
-        PMPI_Recv(buf, bytes, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        PMPI_Send(buf, bytes, MPI_BYTE, 0, TAG, MPI_COMM_WORLD);
+    for (int k = 0;; k++) {
+        start = PMPI_Wtime();
+        PMPI_Sendrecv(buf, bytes, MPI_BYTE, other, TAG, buf + bytes, bytes, MPI_BYTE, other, TAG,
+                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (k == 1)
+            return PMPI_Wtime() - start;
     }
 }
 
-/* Rank 0's side of the exchanges: each round sends go, then two exchanges of bytes both ways
- * (send from buf, receive into buf + bytes); the first lines the two ranks up (each leaves it
- * once the other's message has come), the second is timed. The least of n timed exchanges,
- * after one untimed round (0 if none ran). */
-static double exchange(int peer, char *buf, int bytes, int n, double budget, double hard_budget)
+/* Rank 0's side: the least time of n passes of `kind` with bytes with peer (0 if none ran),
+ * after one untimed pass, which also waits for the peer to reach its side (it may still be in
+ * MPI_Init): the budgets count from there. Rank 0 sends go before each pass, stop at the end. */
+static double measure(int kind, int peer, char *buf, int bytes, int n, double budget,
+                      double hard_budget)
 {
     double least = 0.0, deadline = 0.0, hard = 0.0;
     int done = 0, stop = 0;
     for (int i = 0; i == 0 || ping_more(done, n, PMPI_Wtime(), deadline, hard); i++) {
-        double start;
         int go = 1;
+        double t;
         PMPI_Send(&go, 1, MPI_INT, peer, TAG, MPI_COMM_WORLD);
-        PMPI_Sendrecv(buf, bytes, MPI_BYTE, peer, TAG, buf + bytes, bytes, MPI_BYTE, peer, TAG,
-                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        start = PMPI_Wtime();
-        PMPI_Sendrecv(buf, bytes, MPI_BYTE, peer, TAG, buf + bytes, bytes, MPI_BYTE, peer, TAG,
-                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (i > 0) { /* the first round warms up */
-            double t = PMPI_Wtime() - start;
+        t = one_pass(kind, peer, buf, bytes);
+        if (i > 0) { /* the first pass warms up */
             least = done++ == 0 || t < least ? t : least;
         } else {
             double now = PMPI_Wtime();
@@ -147,36 +125,34 @@ static double exchange(int peer, char *buf, int bytes, int n, double budget, dou
     return least;
 }
 
-/* The partner's side of the exchanges. */
-static void exchange_echo(char *buf, int bytes)
+/* The partner's side: passes of `kind` with rank 0 until it says stop (one call per size). */
+static void echo(int kind, char *buf, int bytes)
 {
     for (;;) {
         int go = 0;
         PMPI_Recv(&go, 1, MPI_INT, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (!go)
             return;
-        for (int k = 0; k < 2; k++)
-            PMPI_Sendrecv(buf, bytes, MPI_BYTE, 0, TAG, buf + bytes, bytes, MPI_BYTE, 0, TAG,
-                          MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        one_pass(kind, 0, buf, bytes);
     }
+}
+
+/* beta and tau with peer (rank 0), or both 0 when the budget ran out first. */
+static void measure_pair(int peer, char *buf, double *beta, double *tau)
+{
+    double small = measure(ROUND_TRIP, peer, buf, SMALL, PINGS - 1, BUDGET / 2, HARD_BUDGET / 2);
+    double large = measure(ROUND_TRIP, peer, buf, LARGE, LARGE_PINGS, BUDGET / 2, HARD_BUDGET / 2);
+    *beta = small;
+    *tau = large > small && small > 0 ? (large - small) / (LARGE - SMALL) : 0.0;
 }
 
 /* tau_large with peer, a rank of rank 0's node (rank 0), or 0 when the budget ran out first or
  * the larger exchange was not the slower. */
 static double measure_large(int peer, char *buf)
 {
-    double large = exchange(peer, buf, LARGE, LARGE_PINGS, BUDGET / 4, HARD_BUDGET / 4);
-    double huge = exchange(peer, buf, HUGE, LARGE_PINGS, BUDGET / 4, HARD_BUDGET / 4);
+    double large = measure(EXCHANGE, peer, buf, LARGE, LARGE_PINGS, BUDGET / 4, HARD_BUDGET / 4);
+    double huge = measure(EXCHANGE, peer, buf, HUGE, LARGE_PINGS, BUDGET / 4, HARD_BUDGET / 4);
     return large > 0 && huge > large ? (huge - large) / (HUGE - LARGE) : 0.0;
-}
-
-/* beta and tau with peer (rank 0), or both 0 when the budget ran out first. */
-static void measure_pair(int peer, char *buf, double *beta, double *tau)
-{
-    double small = ping(peer, buf, SMALL, PINGS - 1, BUDGET / 2, HARD_BUDGET / 2);
-    double large = ping(peer, buf, LARGE, LARGE_PINGS, BUDGET / 2, HARD_BUDGET / 2);
-    *beta = small;
-    *tau = large > small && small > 0 ? (large - small) / (LARGE - SMALL) : 0.0;
 }
 
 static double copy_rate(void)
@@ -290,11 +266,11 @@ int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machin
                 measure_pair(cross, buf, &values[2], &values[3]);
             values[4] = copy_rate();
         } else if (rank == same || rank == cross) {
-            echo(buf, SMALL);
-            echo(buf, LARGE);
+            echo(ROUND_TRIP, buf, SMALL);
+            echo(ROUND_TRIP, buf, LARGE);
             if (rank == same) {
-                exchange_echo(buf, LARGE);
-                exchange_echo(buf, HUGE);
+                echo(EXCHANGE, buf, LARGE);
+                echo(EXCHANGE, buf, HUGE);
             }
         }
     }
