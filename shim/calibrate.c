@@ -77,6 +77,12 @@ static int ping_more(int done, int n, double now, double deadline, double hard)
  * Both ranks run the same kind; the seconds timed come back (rank 0's are used). */
 enum { ROUND_TRIP, EXCHANGE };
 
+static void swap(int other, char *buf, int bytes)
+{
+    PMPI_Sendrecv(buf, bytes, MPI_BYTE, other, TAG, buf + bytes, bytes, MPI_BYTE, other, TAG,
+                  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
 static double one_pass(int kind, int other, char *buf, int bytes)
 {
     double start;
@@ -91,13 +97,10 @@ static double one_pass(int kind, int other, char *buf, int bytes)
         }
         return (PMPI_Wtime() - start) / 2;
     }
-    for (int k = 0;; k++) {
-        start = PMPI_Wtime();
-        PMPI_Sendrecv(buf, bytes, MPI_BYTE, other, TAG, buf + bytes, bytes, MPI_BYTE, other, TAG,
-                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (k == 1)
-            return PMPI_Wtime() - start;
-    }
+    swap(other, buf, bytes);
+    start = PMPI_Wtime();
+    swap(other, buf, bytes);
+    return PMPI_Wtime() - start;
 }
 
 /* Rank 0's side: the least time of n passes of `kind` with bytes with peer (0 if none ran),

@@ -56,13 +56,13 @@ static void machine_setup(void)
         const xchg_machine_t *m = &xchg_config.machine;
         fprintf(stderr,
                 "xchg: cache %s: %d rules%s; machine beta=%.3gs tau=%.3gs/B "
-                "(%.3gs/B past %.0f B) beta_inter=%.3gs tau_inter=%.3gs/B gap_inter=%.3gs "
+                "tau_large=%.3gs/B past %.0f B beta_inter=%.3gs tau_inter=%.3gs/B gap_inter=%.3gs "
                 "rho=%.3gs/B (%s)\n",
                 xchg_config.cache_path[0] ? xchg_config.cache_path : "off",
                 xchg_config.cache.nrules,
                 xchg_config.cache.has_machine ? " and a machine line" : "",
-                m->beta, m->tau, m->tau_large > 0 ? m->tau_large : m->tau,
-                m->large_from, m->beta_inter, m->tau_inter, m->gap_inter, m->rho,
+                m->beta, m->tau, m->tau_large, m->large_from, m->beta_inter, m->tau_inter,
+                m->gap_inter, m->rho,
                 xchg_config.table.has_machine ? "XCHG_TUNING"
                 : xchg_config.cache.has_machine ? "cached"
                 : xchg_config.machine_measured ? "measured now"

@@ -40,6 +40,9 @@ double xchg_cost_node_copies(const xchg_call_t *call, const xchg_machine_t *mach
 
 /* Seconds on the wire of one message of bytes: bytes tau, with tau_large past large_from. */
 double xchg_cost_wire(const xchg_machine_t *machine, double bytes);
+/* The least seconds per byte of any message (m times it is at most xchg_cost_wire(m)): the rate
+ * of a lower bound. */
+double xchg_cost_least_tau(const xchg_machine_t *machine);
 
 /* Time of one round with nmsgs messages of at most max_bytes each in flight on every rank:
  * beta + max(max_bytes tau (1 + port_share (nmsgs - 1)),

@@ -108,6 +108,12 @@ double xchg_cost_wire(const xchg_machine_t *machine, double bytes)
     return machine->large_from * machine->tau + (bytes - machine->large_from) * machine->tau_large;
 }
 
+double xchg_cost_least_tau(const xchg_machine_t *machine)
+{
+    return machine->tau_large > 0 && machine->tau_large < machine->tau ? machine->tau_large
+                                                                        : machine->tau;
+}
+
 double xchg_cost_round(const xchg_machine_t *machine, int nmsgs, size_t max_bytes)
 {
     double bytes = xchg_cost_wire(machine, (double)max_bytes), ports, node;

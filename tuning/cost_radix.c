@@ -137,17 +137,20 @@ static double rounds_all_ports(const radix_shape_t *shape, size_t block_bytes,
 /* A lower bound on the rounds' time over every k: a round of n messages of at most c blocks,
  * m blocks in all, costs beta + c b tau (1 + s (n - 1)) (s = port_share), which is at least
  * beta + b tau (s m + (1 - s) c) for s <= 1 and beta + b tau m for s >= 1; and a subphase has
- * at least one round, and the largest message of its first round is the largest it has. */
+ * at least one round, and the largest message of its first round is the largest it has. tau
+ * here is the least rate of any message (xchg_cost_least_tau), so the bound stays one where a
+ * byte past large_from costs less. */
 static double rounds_bound(const radix_shape_t *shape, size_t block_bytes,
                            const xchg_machine_t *machine)
 {
     double s = machine->port_share < 1.0 ? machine->port_share : 1.0, t = 0.0;
+    double tau = xchg_cost_least_tau(machine);
     for (int x = 0; x < shape->ndigits; x++) {
         double blocks = 0.0;
         for (int i = 0; i < shape->nruns[x]; i++)
             blocks += (double)shape->count[x][i] * (shape->last[x][i] - shape->first[x][i] + 1);
         t += machine->beta +
-             (double)block_bytes * machine->tau * (s * blocks + (1.0 - s) * shape->count[x][0]);
+             (double)block_bytes * tau * (s * blocks + (1.0 - s) * shape->count[x][0]);
     }
     return t;
 }
@@ -271,6 +274,7 @@ static void keep(double t, int r, int k, double *best, int *best_r, int *best_k)
 static double quick_bound(int p, int r, int k, size_t block_bytes, const xchg_machine_t *machine)
 {
     double s = machine->port_share < 1.0 ? machine->port_share : 1.0, b = (double)block_bytes;
+    double tau = xchg_cost_least_tau(machine); /* as in rounds_bound */
     long reach = 1, below = 1;
     int w = 0, rounds;
     while (reach < p) {
@@ -283,8 +287,7 @@ static double quick_bound(int p, int r, int k, size_t block_bytes, const xchg_ma
         int last_steps = (int)((p + below - 1) / below) - 1;
         rounds = (w - 1) * ((r - 2) / k + 1) + (last_steps + k - 1) / k;
     }
-    return rounds * (machine->beta + (1.0 - s) * b * machine->tau) +
-           b * (s * (p - 1) * machine->tau + machine->rho);
+    return rounds * (machine->beta + (1.0 - s) * b * tau) + b * (s * (p - 1) * tau + machine->rho);
 }
 
 /* Whether a radix whose times are at least `bound` can still be kept (see keep). */

@@ -44,6 +44,9 @@ static const xchg_machine_t machines[] = {
     {.beta = 5e-6, .tau = 1e-10, .rho = 0.0, .port_share = 4.0},
     {.beta = 1e-3, .tau = 1e-12, .rho = 0.0, .port_share = 1.0}, /* start-ups dominate */
     {.beta = 1e-9, .tau = 1e-6, .rho = 0.0, .port_share = 1.0},  /* bytes dominate */
+    /* a byte past 16 KiB ten times cheaper (the calibration's tau_large: a single copy) */
+    {.beta = 4e-7, .tau = 3e-10, .rho = 5e-11, .port_share = 0.5, .tau_large = 3e-11,
+     .large_from = 16384},
 };
 #define NMACHINES (sizeof machines / sizeof machines[0])
 
