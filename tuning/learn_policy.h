@@ -94,6 +94,9 @@ typedef struct xchg_lp {
     int round_calls;  /* calls since the probe round began */
     double round_s;   /* the agreed time of the round's calls after its first, each from its
                          entry to its exit (its barrier included); 0: not measured */
+    int first_calls;  /* the round's calls when its first probe ended (0: before), */
+    double first_s;   /* round_s then: what runs anyway, not exploration (cost_so_far), */
+    int first_synced; /* and that probe's timed calls (their barriers are learning's) */
     int winner;
     double winner_s, rival_s; /* the winner's and the best other side's measured times */
     unsigned relearn;   /* calls between settling and the next probe round */
