@@ -51,9 +51,10 @@
  * of MPI_Alltoall of 1 B probed all four candidates, whose medians were 238 to 297 us, in 13
  * calls; the 10 of them that the harness timed took 305 to 868 us each, their excess about
  * three times the allowance. So every call of a round is also timed from its entry to its exit,
- * and their sum (the round's first call apart: whatever ran first would pay it), agreed at each
- * probe's end, is charged where it says more. A first round that its allowance cut short is
- * followed by a second, with an allowance of its own, after budget_calls calls (settle()).
+ * and their sum (the round's first probe apart, but for its barriers: it runs what the shape
+ * would run anyway), agreed at each probe's end, is charged where it says more. A first round
+ * that its allowance cut short is followed by a second, with an allowance of its own, after
+ * budget_calls calls (settle()).
  */
 #include <limits.h>
 #include <math.h>
