@@ -112,13 +112,12 @@ static double best_measured(const xchg_lp_t *lp)
  * medians do not count it: it runs what the shape would run without learning (the models'
  * choice, or the winner), whose first calls pay for what it sets up (shm's first two calls of
  * MPI_Alltoall of 64 KiB at 2 ranks under MPICH took 190 and 35 us, then 10 us: counted, they
- * left native one cold call); its barriers are learning's and stay counted. Until that probe
- * ends, the round's first call is not counted. */
+ * left native one cold call); its barriers are learning's and stay counted. Asked only after
+ * a probe has ended (next_probe, fit_native), so that the first probe's part is known. */
 static double cost_so_far(const xchg_lp_t *lp, double ref)
 {
     double counted = lp->spent + lp->agreements * lp->agree_s + lp->synced * lp->sync_s;
-    int uncounted = lp->first_calls > 0 ? lp->first_calls : 1;
-    double taken = lp->round_s - lp->first_s - (lp->round_calls - uncounted) * ref +
+    double taken = lp->round_s - lp->first_s - (lp->round_calls - lp->first_calls) * ref +
                    lp->agreements * lp->agree_s + lp->first_synced * lp->sync_s;
     return lp->round_s > 0 && taken > counted ? taken : counted;
 }

@@ -94,7 +94,7 @@ typedef struct xchg_lp {
     int round_calls;  /* calls since the probe round began */
     double round_s;   /* the agreed time of the round's calls after its first, each from its
                          entry to its exit (its barrier included); 0: not measured */
-    int first_calls;  /* the round's calls when its first probe ended (0: before), */
+    int first_calls;  /* the round's calls when its first probe ended, */
     double first_s;   /* round_s then: what runs anyway, not exploration (cost_so_far), */
     int first_synced; /* and that probe's timed calls (their barriers are learning's) */
     int winner;
