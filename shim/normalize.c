@@ -36,7 +36,10 @@
  * (twophase), or statistics older than CARRY_MAX_AGE calls (native carries nothing) pay the
  * agreement round (xchg_agree_max, ceil(log2 p) rounds of 24 bytes); an agreement that finds the
  * statistics unchanged doubles that age, up to CARRY_AGE_LIMIT, so a program whose counts stay put
- * pays it ever more rarely.
+ * pays it ever more rarely. The choice the carried statistics gave is memorised (vmemo) until
+ * they change (a carry that brings the same values changes nothing), the configuration changes
+ * or learning's epoch moves: the calls between skip selection, as the equal-block collectives'
+ * memorised calls do.
  */
 #include <string.h>
 
@@ -528,6 +531,34 @@ static int max_age(const xchg_shim_state_t *state)
     return state->carried_max_age > 0 ? state->carried_max_age : CARRY_MAX_AGE;
 }
 
+/* The memorised choice of the carried statistics (xchg_shim_state_t.vmemo) into out, when no
+ * generation and not the statistics changed since it was made: 1, the call counted by its
+ * learning shape as a selection would count it (fast_tick); 0 when the call selects anew. */
+static int v_memo_valid(const xchg_shim_state_t *state)
+{
+    return state->vmemo.config_gen == xchg_select_generation() &&
+           state->vmemo.epoch == state->learning->epoch &&
+           state->vmemo.version == state->carried_version;
+}
+
+static int v_memo_hit(xchg_ctx_t *ctx, xchg_shim_state_t *state, xchg_outcome_t *out)
+{
+    int watch = -1;
+    if (!v_memo_valid(state) ||
+        !fast_tick(ctx, state->vmemo.learned, &state->vmemo.choice, &watch))
+        return 0;
+    out->ctx = ctx;
+    out->algo = state->vmemo.choice.algo;
+    out->params = state->vmemo.choice.params;
+    out->learned = state->vmemo.learned;
+    out->trial = watch;
+    out->watched =
+        watch >= 0 && xchg_learn_shape(ctx, watch)->lp.phase == XCHG_LP_SETTLED;
+    if (watch >= 0) /* a reported call: timed from here, as choose() would */
+        out->start = xchg_learn_start(ctx, watch);
+    return 1;
+}
+
 /* The choice of an alltoallv before its own statistics are known (file header): a forced
  * algorithm that needs no agreed values, or what the carried statistics choose when that needs
  * none. *decided is 1 when *out holds the final choice (*carry: it carries this call's
@@ -536,7 +567,7 @@ static int v_predict(xchg_ctx_t *ctx, xchg_call_t *call, xchg_outcome_t *out, in
                      int *decided)
 {
     xchg_shim_state_t *state = xchg_shim_state(ctx);
-    int forced = xchg_config.forced[XCHG_ALLTOALLV], rc;
+    int forced = xchg_config.forced[XCHG_ALLTOALLV], rc, memorised;
     static const uint64_t none[3] = {0, 0, 0};
 
     *carry = 0;
@@ -557,7 +588,9 @@ static int v_predict(xchg_ctx_t *ctx, xchg_call_t *call, xchg_outcome_t *out, in
     if (!state->carried_valid)
         return MPI_SUCCESS;
     v_shape(call, ctx, state->carried);
-    rc = choose(ctx, call, out);
+    memorised = v_memo_hit(ctx, state, out);
+    rc = memorised ? (xchg_algos[out->algo].native ? XCHG_PASS : MPI_SUCCESS)
+                   : choose(ctx, call, out);
     if (rc != MPI_SUCCESS && rc != XCHG_PASS)
         return rc;
     if (!xchg_algos[out->algo].no_agreement) {
@@ -574,14 +607,14 @@ static int v_predict(xchg_ctx_t *ctx, xchg_call_t *call, xchg_outcome_t *out, in
     *carry = !xchg_algos[out->algo].native &&
              (xchg_algos[out->algo].shared_memory || state->carried_age + 1 >= CARRY_EVERY ||
               out->watched);
-    if (xchg_algos[out->algo].native) {
-        /* native and final: the fast path may take it again (a probe's next calls too) */
-        state->vnative.config_gen = xchg_select_generation();
-        state->vnative.epoch = state->learning->epoch;
-        state->vnative.version = state->carried_version;
-        state->vnative.learned = out->trial >= 0 ? out->trial : out->learned;
-        state->vnative.choice.algo = out->algo;
-        state->vnative.choice.params = out->params;
+    if (!memorised) {
+        /* final: the fast paths may take it again (a probe's next calls too) */
+        state->vmemo.config_gen = xchg_select_generation();
+        state->vmemo.epoch = state->learning->epoch;
+        state->vmemo.version = state->carried_version;
+        state->vmemo.learned = out->trial >= 0 ? out->trial : out->learned;
+        state->vmemo.choice.algo = out->algo;
+        state->vmemo.choice.params = out->params;
     }
     if (!*carry && ++state->carried_age >= max_age(state))
         state->carried_valid = 0;
@@ -599,11 +632,11 @@ int xchg_fast_native_v(MPI_Comm comm, int *watch)
     if (forced != XCHG_AUTO)
         return xchg_algos[forced].native;
     state = ctx->shim;
-    if (!state->carried_valid || state->vnative.config_gen != xchg_select_generation() ||
-        state->vnative.epoch != state->learning->epoch || state->vnative.version != state->carried_version)
+    if (!state->carried_valid || !v_memo_valid(state) ||
+        !xchg_algos[state->vmemo.choice.algo].native)
         return 0;
     /* what v_predict would do: count the learned shape's call, age the statistics */
-    if (!fast_tick(ctx, state->vnative.learned, &state->vnative.choice, watch))
+    if (!fast_tick(ctx, state->vmemo.learned, &state->vmemo.choice, watch))
         return 0;
     if (++state->carried_age >= max_age(state))
         state->carried_valid = 0;
@@ -686,6 +719,7 @@ typedef struct v_layout {
     uint64_t stats[3]; /* bytes sent, bytes received, largest single message */
     int pack_send;     /* the send side overlaps the receive buffer: packed first */
     int discard;       /* receive into scratch and leave recvbuf alone (an aliased call) */
+    int carried;       /* v_run: the call carried its statistics (agreed) */
 } v_layout_t;
 
 static int v_layout(xchg_ctx_t *ctx, xchg_counts_t sendcounts, xchg_counts_t sdispls,
@@ -794,9 +828,14 @@ static int v_run(xchg_ctx_t *ctx, const void *sendbuf, xchg_counts_t sendcounts,
      * message of an erroneous program): the other ranks keep theirs, and the next call must be
      * decided alike everywhere */
     if (carry.done) {
-        memcpy(ctx->shim->carried, carry.agreed, sizeof carry.agreed);
+        /* a version only for new values: shm carries in every call, and the memorised choice
+         * (vmemo) stands while they stay */
+        if (memcmp(ctx->shim->carried, carry.agreed, sizeof carry.agreed) != 0) {
+            memcpy(ctx->shim->carried, carry.agreed, sizeof carry.agreed);
+            ctx->shim->carried_version++;
+        }
         ctx->shim->carried_age = 0;
-        ctx->shim->carried_version++;
+        l->carried = 1;
     } else if (carrying && ++ctx->shim->carried_age >= max_age(ctx->shim)) {
         ctx->shim->carried_valid = 0; /* asked to carry, it could not: the statistics age */
     }
@@ -811,11 +850,11 @@ static int v_run(xchg_ctx_t *ctx, const void *sendbuf, xchg_counts_t sendcounts,
 /* A watched call decided from carried statistics (learning's watch, shim/learn.c): was it the
  * call shape it was decided as? Only its own carried statistics (agreed: the same verdict on
  * every rank) can tell; without them, no. A call decided after an agreement is its shape. */
-static int v_was_shape(xchg_ctx_t *ctx, const xchg_outcome_t *out, unsigned version_before)
+static int v_was_shape(xchg_ctx_t *ctx, const xchg_outcome_t *out, int carried)
 {
     const xchg_shape_t *t = xchg_learn_shape(ctx, out->trial);
     xchg_call_t own;
-    if (ctx->shim->carried_version == version_before)
+    if (!carried)
         return 0; /* it carried nothing */
     v_shape(&own, ctx, ctx->shim->carried);
     return xchg_bucket(own.block_bytes) == t->bucket && xchg_skew_class(&own) == t->skew;
@@ -831,7 +870,6 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
     xchg_call_t call;
     v_layout_t l;
     int in_place = sendbuf == MPI_IN_PLACE, rc, carrying, decided;
-    unsigned version;
 
     /* step 1: what goes to the MPI library; the choice when it needs no statistics of this
      * call (then native needs nothing more from xchg) */
@@ -876,10 +914,9 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
     v_checks(ctx, sendbuf, sendcounts, sendtype, recvbuf, recvcounts, recvtype, &rt, &l, out);
 
     /* steps 3 and 4: pack, run, unpack */
-    version = ctx->shim->carried_version;
     rc = v_run(ctx, sendbuf, sendcounts, sdispls, &st, recvbuf, recvcounts, rdispls, &rt, &l,
                &call, out, carrying);
-    if (rc == MPI_SUCCESS && out->watched && decided && !v_was_shape(ctx, out, version))
+    if (rc == MPI_SUCCESS && out->watched && decided && !v_was_shape(ctx, out, l.carried))
         out->trial = -1; /* decided from older statistics than its own: not the shape's time */
     return rc;
 }

@@ -207,12 +207,13 @@ typedef struct xchg_shim_state {
     int carried_max_age;      /* calls they may decide before an agreement (0: the first) */
     int carried_valid_once;   /* an agreement has set them at least once */
     unsigned carried_version; /* bumped whenever they change */
-    /* what the carried statistics chose last, when it was native (the alltoallv fast path) */
+    /* what the carried statistics chose last (the alltoallv fast paths: a native choice is
+     * taken before the arguments are read, shim/interpose.c; another skips selection) */
     struct {
         unsigned config_gen, epoch, version; /* config_gen 0: nothing memorised */
-        int learned;          /* learning slot of the shape (settled, or a probe of native), or -1 */
-        xchg_choice_t choice; /* native, as the shape's candidate names it */
-    } vnative;
+        int learned;          /* learning slot of the shape (settled, or a probe's), or -1 */
+        xchg_choice_t choice; /* as the shape's candidate names it */
+    } vmemo;
 } xchg_shim_state_t;
 
 xchg_shim_state_t *xchg_shim_state(xchg_ctx_t *ctx); /* NULL without memory */
