@@ -161,6 +161,16 @@ int xchg_alltoallv_shm(xchg_ctx_t *ctx, const void *sendbuf, const size_t *sendb
             }
             goto out;
         }
+        /* the largest message of all, from every sender's offsets in this first pass's half,
+         * read before growing: the growth's agreement may pass through the segment, and then
+         * the pieces' first pass writes this half again */
+        largest = 0;
+        for (int i = 0; i < p; i++) {
+            const uint64_t *offs = (const uint64_t *)(half + (size_t)i * region);
+            for (int j = 0; j < p; j++)
+                if (j != i && offs[j + 1] - offs[j] > largest)
+                    largest = offs[j + 1] - offs[j];
+        }
         /* grow (up to XCHG_SHM_BYTES) and run the first pass again, or go in pieces */
         before = ctx->shm->half_bytes;
         if (before >= ctx->topo.shm_bytes || most > SIZE_MAX / (size_t)p - 64)
@@ -168,15 +178,6 @@ int xchg_alltoallv_shm(xchg_ctx_t *ctx, const void *sendbuf, const size_t *sendb
         rc = ctx->shm_reserve(ctx, (size_t)p * (most + 64));
         if (rc == MPI_SUCCESS && ctx->shm->half_bytes == before)
             break;
-    }
-    /* the largest message of all, from every sender's offsets in the first pass's half (which
-     * is written again only two passes on) */
-    largest = 0;
-    for (int i = 0; i < p; i++) {
-        const uint64_t *offs = (const uint64_t *)(half + (size_t)i * region);
-        for (int j = 0; j < p; j++)
-            if (j != i && offs[j + 1] - offs[j] > largest)
-                largest = offs[j + 1] - offs[j];
     }
     slot = ((region - header) / (size_t)p) & ~(size_t)7;
     if (slot == 0) {
