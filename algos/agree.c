@@ -11,6 +11,9 @@
  * ctx->shm: made and grown at the same call on every rank, so every rank takes the same way):
  * one pass, every rank writing its values at its rank's place in the half, one synchronisation
  * of the node, every rank reading all (algos/shm.c), instead of ceil(log2 p) rounds of messages.
+ * Like every pass it ends with a synchronisation, after which the half of the pass before it may
+ * be written again: a caller between a pass and its reads (a segment grown in the middle of a
+ * call, alltoallv_shm.c) reads first.
  */
 #include <string.h>
 

@@ -97,7 +97,9 @@ typedef struct xchg_ctx {
      * the shim (shim/shm.c). Collective over the communicator: every rank calls it at the same
      * call with the same bytes. MPI_SUCCESS (the halves may stay smaller when growing failed on
      * some rank: then they do everywhere), or an error on every rank when no segment can be had
-     * (ctx->shm_failed is then set everywhere and ctx->shm is NULL). */
+     * (ctx->shm_failed is then set everywhere and ctx->shm is NULL). Growing agrees, and on one
+     * node an agreement is a pass through the segment (agree.c): a caller between a pass and
+     * its reads reads first. */
     int (*shm_reserve)(struct xchg_ctx *ctx, size_t bytes);
 } xchg_ctx_t;
 

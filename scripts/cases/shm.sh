@@ -18,7 +18,11 @@
 #    cannot serve the calls: XCHG_STRICT=1 must stop the first call with the predicate's reason,
 #    and without it the calls fall back (coll_check passes, no decision for shm on a
 #    communicator of more than one rank, where shm is a local copy and serves);
-#  - bad input: XCHG_SHM_BYTES=lots is reported by name and the default used (shm still runs).
+#  - bad input: XCHG_SHM_BYTES=lots is reported by name and the default used (shm still runs);
+#  - growth refused: bench/harness's MPI_Alltoallv of 64 MiB blocks at 2 ranks forced to shm
+#    with XCHG_SHM_BYTES=1G: the segment it needs is past what a process may hold, so growing
+#    fails in the middle of the call (agreed through the segment) and the call goes in pieces
+#    through the smaller one; the harness checks every byte of the first and last calls.
 
 shm_forced=(XCHG_ALLTOALL=shm XCHG_ALLGATHER=shm XCHG_ALLTOALLV=shm)
 shm_expect=(alltoall=shm allgather=shm alltoallv=shm)
@@ -116,4 +120,25 @@ if [ -x "$TESTS/progress_check" ]; then
     done
 else
     fail "shm progress_check" "$TESTS/progress_check is not built"
+fi
+
+# shellcheck disable=SC2154 # build_dir comes from run_tests.sh
+if [ -x "$build_dir/bench/harness" ]; then
+    name="shm harness p=2 alltoallv 64 MiB XCHG_SHM_BYTES=1G (growth refused, pieces)"
+    if begin_case "$name"; then
+        preloaded "$log" 2 XCHG_STATS=1 XCHG_STRICT=1 XCHG_VERBOSE=1 XCHG_SHM_BYTES=1G \
+            XCHG_ALLTOALLV=shm -- "$build_dir/bench/harness" --sizes 64M \
+            --colls alltoallv,alltoallv-skewed --modes short --short-warmup 1 --short-calls 2 \
+            -o "$LOGS/shm_growth_refused.csv"
+        rc=$?
+        if [ "$rc" -ne 0 ]; then
+            fail "$name" "$(rc_reason "$rc")" "$log"
+        elif ! grep -aq "its calls go through the smaller one in more pieces" "$log"; then
+            fail "$name" "no 'its calls go through the smaller one in more pieces' line: growing did not fail" "$log"
+        else
+            pass "$name" "$start"
+        fi
+    fi
+else
+    fail "shm harness" "$build_dir/bench/harness is not built (make MPI=$MPI all)"
 fi
