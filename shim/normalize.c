@@ -34,7 +34,8 @@
  * plain and skip their empty messages as MPICH's alltoallv does). So a choice follows changing
  * counts within CARRY_EVERY calls. Only the first call, a choice that needs the exact values
  * (twophase), or statistics older than CARRY_MAX_AGE calls (native carries nothing) pay the
- * agreement round (xchg_agree_max, ceil(log2 p) rounds of 24 bytes); an agreement that finds the
+ * agreement round (xchg_agree_max: ceil(log2 p) rounds of 24 bytes, or one pass through the
+ * segment on one node); an agreement that finds the
  * statistics unchanged doubles that age, up to CARRY_AGE_LIMIT, so a program whose counts stay put
  * pays it ever more rarely. The choice the carried statistics gave is memorised (vmemo) until
  * they change (a carry that brings the same values changes nothing), the configuration changes
@@ -531,9 +532,8 @@ static int max_age(const xchg_shim_state_t *state)
     return state->carried_max_age > 0 ? state->carried_max_age : CARRY_MAX_AGE;
 }
 
-/* The memorised choice of the carried statistics (xchg_shim_state_t.vmemo) into out, when no
- * generation and not the statistics changed since it was made: 1, the call counted by its
- * learning shape as a selection would count it (fast_tick); 0 when the call selects anew. */
+/* Whether the memorised choice of the carried statistics (xchg_shim_state_t.vmemo) stands:
+ * neither the configuration, nor learning's epoch, nor the statistics changed since it was made. */
 static int v_memo_valid(const xchg_shim_state_t *state)
 {
     return state->vmemo.config_gen == xchg_select_generation() &&
@@ -541,6 +541,9 @@ static int v_memo_valid(const xchg_shim_state_t *state)
            state->vmemo.version == state->carried_version;
 }
 
+/* The memorised choice into out when it stands and learning's step of this call runs it (the
+ * call counted by its shape as a selection would count it, fast_tick): 1; else 0, and the call
+ * selects anew. */
 static int v_memo_hit(xchg_ctx_t *ctx, xchg_shim_state_t *state, xchg_outcome_t *out)
 {
     int watch = -1;
