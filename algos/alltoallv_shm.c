@@ -8,8 +8,8 @@
  *
  *   region i:  | offs[0..p-1] total mine[3] (padded to 64) | i->0 | i->1 | ... | i->p-1 |
  *
- * (when offs and the messages fit one cache line, the messages follow the total and the
- * statistics move to the next line: compact()).
+ * (when the messages are small they share the header's first cache line: one_line() and
+ * compact() below).
  *
  * First pass: every rank writes its header, and its messages when they fit (header + total
  * <= R), arrives and waits. Every rank then reads every header, the same values everywhere, so
@@ -48,13 +48,21 @@ static size_t region_bytes(const xchg_ctx_t *ctx)
 /* Small messages share the header's cache line. A receiver of small messages then reads one
  * line of each sender's instead of two (MPICH, 2 ranks on the 2-core VM: 1 B through shm took
  * 0.28 to 0.31 us a call with the messages on a line of their own, where an alltoall of 1 B,
- * which reads one line, took 0.21): when offs[0..p] and the messages (total bytes) fit one line,
- * the messages follow offs[p] and the statistics move to the next line (read only when carrying
- * them); else the statistics follow offs[p] and the messages start at the padded header, aligned
- * for large copies. Sender and receivers read the same total from the header, so they agree. */
+ * which reads one line, took 0.21). Three layouts, chosen from p and the total, which sender and
+ * receivers read alike from the header:
+ *   one line   offs[0..p], the statistics, the messages, all within the first 64 bytes (every
+ *              call carries the statistics, so a receiver reads this one line of each sender);
+ *   compact    offs[0..p] and the messages within the first line, the statistics on the next;
+ *   padded     offs[0..p] and the statistics, the messages from the padded header on, aligned
+ *              for large copies. */
 static size_t offs_bytes(int p)
 {
     return ((size_t)p + 1) * sizeof(uint64_t); /* offs[0..p] */
+}
+
+static int one_line(int p, uint64_t total)
+{
+    return offs_bytes(p) + STAT_WORDS * sizeof(uint64_t) + total <= 64;
 }
 
 static int compact(int p, uint64_t total)
@@ -64,12 +72,14 @@ static int compact(int p, uint64_t total)
 
 static size_t data_at(int p, uint64_t total)
 {
+    if (one_line(p, total))
+        return offs_bytes(p) + STAT_WORDS * sizeof(uint64_t);
     return compact(p, total) ? offs_bytes(p) : header_bytes(p);
 }
 
 static size_t stats_at(int p, uint64_t total)
 {
-    return compact(p, total) ? 64 : offs_bytes(p);
+    return compact(p, total) && !one_line(p, total) ? 64 : offs_bytes(p);
 }
 
 /* This rank's header, and its messages when they fit (whether every sender's did, every rank

@@ -314,7 +314,8 @@ as_run() { # SPEC P
 }
 
 # The first "xchg: strict:" line of LOG (XCHG_STRICT=1: a forced algorithm could not serve a
-# call, which then failed); status 1 when there is none. Anywhere in a line, in case the
+# call, or an alltoallv carried statistics that an agreement contradicts; the call then
+# failed); status 1 when there is none. Anywhere in a line, in case the
 # ranks' output interleaves.
 strict_line() { # LOG
     grep -a -m 1 'xchg: strict:' "$1"
@@ -330,7 +331,7 @@ check_launch() { # RC LOG PROG [COLL=SPEC...]
     outcome=fail
     status=$(summary_status "$log" "$prog")
     if line=$(strict_line "$log"); then
-        why="a forced algorithm could not serve a call (XCHG_STRICT=1): $line"
+        why="a check of XCHG_STRICT=1 failed: $line"
     elif [ "$rc" -ge 124 ] && [ "$rc" -le 125 ] || [ "$rc" -eq 137 ]; then
         why=$(rc_reason "$rc")
     elif [ "$status" = missing ]; then

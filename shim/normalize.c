@@ -42,6 +42,7 @@
  * or learning's epoch moves: the calls between skip selection, as the equal-block collectives'
  * memorised calls do.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "normalize.h"
@@ -801,6 +802,30 @@ static void v_checks(xchg_ctx_t *ctx, const void *sendbuf, xchg_counts_t sendcou
                                 side_span(p, l->recvbytes, l->recvoffs));
 }
 
+/* XCHG_STRICT=1 (the tests): what an algorithm carried must be what an agreement on this
+ * call's own statistics gives; a difference is reported and fails the call (MPI_ERR_INTERN).
+ * The ranks that carried check: carry->done is alike on every rank, except after an error
+ * other than MPI_ERR_TRUNCATE, which a test under XCHG_STRICT does not make. */
+static int v_check_carried(xchg_ctx_t *ctx, const v_layout_t *l, const xchg_carry_t *carry)
+{
+    uint64_t agreed[3];
+    int rc;
+
+    memcpy(agreed, l->stats, sizeof agreed);
+    rc = xchg_agree_max(ctx, agreed, 3);
+    if (rc == MPI_SUCCESS && memcmp(agreed, carry->agreed, sizeof agreed) != 0) {
+        fprintf(stderr,
+                "xchg: strict: alltoallv carried statistics %llu %llu %llu where an agreement "
+                "gives %llu %llu %llu (rank %d of %d)\n",
+                (unsigned long long)carry->agreed[0], (unsigned long long)carry->agreed[1],
+                (unsigned long long)carry->agreed[2], (unsigned long long)agreed[0],
+                (unsigned long long)agreed[1], (unsigned long long)agreed[2], ctx->rank,
+                ctx->size);
+        rc = MPI_ERR_INTERN;
+    }
+    return rc;
+}
+
 /* Pack what needs packing, run the chosen algorithm, keep what it carried, unpack. */
 static int v_run(xchg_ctx_t *ctx, const void *sendbuf, xchg_counts_t sendcounts,
                  xchg_counts_t sdispls, const xchg_type_t *st, void *recvbuf,
@@ -830,6 +855,11 @@ static int v_run(xchg_ctx_t *ctx, const void *sendbuf, xchg_counts_t sendcounts,
     /* carried statistics are kept even from a call that failed on this rank (a truncated
      * message of an erroneous program): the other ranks keep theirs, and the next call must be
      * decided alike everywhere */
+    if (carry.done && xchg_config.strict) {
+        int checked = v_check_carried(ctx, l, &carry);
+        if (rc == MPI_SUCCESS)
+            rc = checked;
+    }
     if (carry.done) {
         /* a version only for new values: shm carries in every call, and the memorised choice
          * (vmemo) stands while they stay */

@@ -38,7 +38,8 @@ typedef struct xchg_config {
     int stats;                /* XCHG_STATS=1 */
     int verbose;              /* XCHG_VERBOSE=1 */
     int strict;               /* XCHG_STRICT=1: a forced algorithm that cannot serve a call is an
-                                 error (the call fails with MPI_ERR_OTHER), not a fallback */
+                                 error (the call fails with MPI_ERR_OTHER), not a fallback; an
+                                 alltoallv's carried statistics are checked (normalize.c) */
     int learn;                /* XCHG_LEARN: 1 (default) time the best candidates of a repeating
                                  call shape and settle on the fastest (shim/learn.c); 0 off */
     char learn_path[4096];    /* XCHG_LEARN=FILE: also write what was learned there at finalize */

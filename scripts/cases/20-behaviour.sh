@@ -157,13 +157,15 @@ fi
 # parameter cannot run as given on 1 rank (k of pairwise and circulant is clamped to 1 .. p-1,
 # see as_run), the table gives 1-rank communicators a rule of their own with the value that
 # runs there; nothing else may differ. The table must load without a complaint.
+table_env=() # extra VAR=VALUE for the next table_case runs
 table_case() {
     local name=$1 table line rule coll found fields
     shift
     begin_case "$name" || return 0
     table=$LOGS/$(echo "$name" | tr -c 'A-Za-z0-9=.,:_-' '_' | cut -c1-100).table
     printf '%s\n' 'xchg-tuning 1' "# $name" "$@" >"$table"
-    preloaded "$log" 4 XCHG_WAIT=yield XCHG_STATS=1 XCHG_TUNING="$table" -- "$TESTS/coll_check"
+    preloaded "$log" 4 XCHG_WAIT=yield XCHG_STATS=1 XCHG_TUNING="$table" "${table_env[@]}" \
+        -- "$TESTS/coll_check"
     check_launch $? "$log" coll_check
     if [ "$outcome" = pass ] && line=$(grep -a -m 1 -F "$table" "$log"); then
         outcome=fail
@@ -242,6 +244,13 @@ if [ -x "$TESTS/coll_check" ]; then
     # hier from a table: an alltoallv decided from carried statistics, one call in 8 carrying
     table_case "XCHG_TUNING=hier for alltoall and alltoallv (carrying statistics) p=4" \
         'alltoall * * hier' 'allgather * * ring' 'alltoallv * * hier'
+    # shm from a table: an alltoallv decided from the statistics shm carries in every call,
+    # which XCHG_STRICT checks against an agreement call by call (small messages share the
+    # header's line, larger ones do not: both layouts)
+    table_env=(XCHG_STRICT=1)
+    table_case "XCHG_TUNING=shm for every call, carried statistics checked (XCHG_STRICT) p=4" \
+        'alltoall * * shm' 'allgather * * shm' 'alltoallv * * shm'
+    table_env=()
     table_case "XCHG_TUNING=native for every call p=4" \
         'alltoall * * native' 'allgather * * native' 'alltoallv * * native'
 fi
