@@ -80,20 +80,30 @@ static int bad_buffer(const void *buf, size_t bytes, const xchg_type_t *type)
     return XCHG_NULL_BUFFER(buf, bytes) && type->dense;
 }
 
+/* A choice into out, whether selected now or memorised: the algorithm, and for a call that
+ * learning reports (trial >= 0: a probe's call or a settled shape's watched one) its timing,
+ * which starts here. */
+static void take(xchg_ctx_t *ctx, const xchg_choice_t *choice, int trial, xchg_outcome_t *out)
+{
+    out->ctx = ctx;
+    out->algo = choice->algo;
+    out->params = choice->params;
+    out->trial = trial;
+    out->watched = trial >= 0 && xchg_learn_shape(ctx, trial)->lp.phase == XCHG_LP_SETTLED;
+    if (trial >= 0)
+        out->start = xchg_learn_start(ctx, trial);
+}
+
 /* The choice for a call into out; XCHG_PASS when native serves it. */
 static int choose(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_outcome_t *out)
 {
     xchg_choice_t choice;
-    int rc = xchg_select(ctx, call, &choice, &out->trial, &out->learned);
-    if (rc != MPI_SUCCESS)
+    int trial = -1, rc = xchg_select(ctx, call, &choice, &trial, &out->learned);
+    if (rc != MPI_SUCCESS) {
+        out->trial = -1; /* nothing to report */
         return rc;
-    out->ctx = ctx;
-    out->algo = choice.algo;
-    out->params = choice.params;
-    out->watched =
-        out->trial >= 0 && xchg_learn_shape(ctx, out->trial)->lp.phase == XCHG_LP_SETTLED;
-    if (out->trial >= 0) /* a learning trial times the call from here on */
-        out->start = xchg_learn_start(ctx, out->trial);
+    }
+    take(ctx, &choice, trial, out);
     return xchg_algos[choice.algo].native ? XCHG_PASS : MPI_SUCCESS;
 }
 
@@ -551,15 +561,8 @@ static int v_memo_hit(xchg_ctx_t *ctx, xchg_shim_state_t *state, xchg_outcome_t 
     if (!v_memo_valid(state) ||
         !fast_tick(ctx, state->vmemo.learned, &state->vmemo.choice, &watch))
         return 0;
-    out->ctx = ctx;
-    out->algo = state->vmemo.choice.algo;
-    out->params = state->vmemo.choice.params;
     out->learned = state->vmemo.learned;
-    out->trial = watch;
-    out->watched =
-        watch >= 0 && xchg_learn_shape(ctx, watch)->lp.phase == XCHG_LP_SETTLED;
-    if (watch >= 0) /* a reported call: timed from here, as choose() would */
-        out->start = xchg_learn_start(ctx, watch);
+    take(ctx, &state->vmemo.choice, watch, out);
     return 1;
 }
 
