@@ -48,6 +48,7 @@ typedef struct xchg_shm {
     uint64_t passes;  /* passes through this segment so far: equal on all ranks */
     uint64_t syncs;   /* synchronisations of the node so far: equal on the node's ranks */
     int capped;       /* growing failed once (agreed): the halves stay as they are */
+    uint64_t id;      /* the same on every rank that maps it (from its name), never 0 */
 } xchg_shm_t;
 
 /* Per-communicator context, created on the first intercepted collective and cached on the
@@ -71,6 +72,8 @@ typedef struct xchg_ctx {
     int *node_of;   /* [size]: node of every rank */
     int *node_size; /* [nnodes]: ranks of this communicator on each node */
     int node_pus;   /* processing units hwloc reports for all ranks on this node (whole job) */
+    uint64_t members; /* its processes (a hash of their world ranks, sorted), 0 when unknown:
+                         a freed communicator's segment serves the next of the same processes */
     xchg_topo_t topo; /* the summary that selection sees (xchg_call_t.topo) */
     int yield;      /* waiting policy: 1 = MPI_Testall + sched_yield, 0 = MPI_Waitall */
     int one_clock;  /* every rank runs on one machine (measured, whatever XCHG_NODES says): their

@@ -243,6 +243,31 @@ static void ctx_announce(const xchg_ctx_t *ctx)
 }
 
 /* Node layout of a new context: from the world's layout when every rank is a world rank. */
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* A communicator's processes as one value (xchg_ctx_t.members): FNV-1a over their world ranks,
+ * sorted, so that any communicator of the same processes has the same value; never 0. */
+static uint64_t members_of(const int *world_ranks, int size)
+{
+    int *sorted = malloc((size_t)size * sizeof *sorted);
+    uint64_t hash = 14695981039346656037ull;
+    if (!sorted)
+        return 0;
+    memcpy(sorted, world_ranks, (size_t)size * sizeof *sorted);
+    qsort(sorted, (size_t)size, sizeof *sorted, cmp_int);
+    for (int i = 0; i < size; i++)
+        for (int byte = 0; byte < 4; byte++) {
+            hash ^= ((uint32_t)sorted[i] >> (8 * byte)) & 0xff;
+            hash *= 1099511628211ull;
+        }
+    free(sorted);
+    return hash ? hash : 1;
+}
+
 static int ctx_layout(xchg_ctx_t *ctx, MPI_Comm comm, int *over, int *shared, int *node_shared)
 {
     int rc = MPI_SUCCESS, translated = 0;
@@ -292,6 +317,7 @@ static int ctx_layout(xchg_ctx_t *ctx, MPI_Comm comm, int *over, int *shared, in
             *node_shared = world_machine[world_ranks[i]] == world_machine[world_ranks[ranks[i]]];
         *over = world_oversubscribed;
         ctx->node_pus = world_node_pus;
+        ctx->members = members_of(world_ranks, ctx->size);
     } else {
         rc = measure_layout(comm, ctx->size, ctx->node_of, &ctx->node_pus, over);
         if (rc != MPI_SUCCESS)
@@ -424,6 +450,7 @@ void xchg_ctx_finalize(void)
             PMPI_Comm_delete_attr(comms[i], ctx_keyval);
     }
     PMPI_Comm_free_keyval(&ctx_keyval);
+    xchg_shm_pool_drain();
     free(world_node);
     world_node = NULL;
     free(world_machine);

@@ -110,9 +110,12 @@ int MPI_Finalize(void)
 {
     if (xchg_config.loaded && !xchg_config.disable) {
         if (xchg_config.verbose && xchg_world_rank == 0) {
+            int made, adopted;
+            xchg_shm_counts(&made, &adopted);
             fprintf(stderr, "xchg: at MPI_Finalize this process holds %d private channels (one "
-                            "context id of the MPI library each)\n",
-                    xchg_channel_count());
+                            "context id of the MPI library each); it made %d shared segments "
+                            "and took %d kept from freed communicators\n",
+                    xchg_channel_count(), made, adopted);
             fflush(stderr);
         }
         xchg_stats_report();

@@ -123,7 +123,13 @@ int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes);
 /* The halves that xchg_shm_reserve(ctx, bytes) would make the node's segment: 0 when it makes
  * none (the segment serves as it is, or cannot grow), else their size. Agreed on all ranks. */
 size_t xchg_shm_new_half(const xchg_ctx_t *ctx, size_t bytes);
+/* The context's segment goes: kept for the next communicator of the same processes (shim/shm.c,
+ * the pool), or unmapped. */
 void xchg_shm_free(xchg_ctx_t *ctx);
+/* MPI_Finalize: the pool's segments are unmapped. */
+void xchg_shm_pool_drain(void);
+/* Segments this process made (growths included) and took from the pool, so far. */
+void xchg_shm_counts(int *made, int *adopted);
 
 /* select.c and learn.c */
 #define XCHG_DECISIONS 64 /* decisions cached per context */

@@ -23,6 +23,18 @@
  * same size on every node. Growing needs no barrier: a rank unmaps the old segment when it has
  * the new one, and another rank still reading the old one keeps its own mapping.
  *
+ * Kept for the next communicator. A freed communicator's segment on one node is kept (the pool,
+ * SHM_POOL of them, the oldest unmapped first) for the next communicator of the same processes
+ * (xchg_ctx_t.members), which would otherwise make its own: a program or a library that makes a
+ * duplicate per task and a few calls on each paid 70 to 95 us a communicator for its segment
+ * (MPICH, 2 ranks on the 2-core VM), where its calls of 256 B took 1 us. A new communicator's
+ * first reservation takes the pool's segment of its processes, if any (removed from the pool:
+ * no two contexts of one rank ever hold it), and its ranks agree that each took the same one
+ * (its id, from its name, equal on every rank that maps it); else it goes, and a new one is
+ * made as above. Its state carries over: its ranks made the same passes through it, so
+ * passes and syncs are equal on all of them, and a rank that still reads the old
+ * communicator's last pass reads the other half, as between two calls of one communicator.
+ *
  * Bounds. A process holds at most SHM_MAX_SEGMENTS segments and SHM_MAX_TOTAL bytes of them.
  * When a rank cannot have one (a bound, /dev/shm full, no memory), the agreement says so on
  * every rank: a first segment is given up on the communicator (shm_failed: the shm algorithms
@@ -55,6 +67,18 @@
 #define SHM_MAX_TOTAL ((size_t)256 << 20)
 #define SHM_NAME_BYTES 64 /* a name as sent to the node's ranks, "" when there is none */
 #define SHM_NAME_TRIES 8  /* names tried when one exists already */
+#define SHM_POOL 4        /* freed communicators' segments kept for the next (file header) */
+
+/* A kept segment and the processes it serves. */
+typedef struct shm_pooled {
+    xchg_shm_t *shm; /* NULL: a free entry */
+    uint64_t members;
+    uint64_t age; /* when it was kept: the oldest goes first */
+} shm_pooled_t;
+
+static shm_pooled_t pool[SHM_POOL];
+static uint64_t pool_clock;
+static int made_count, adopted_count; /* segments this process made, and took from the pool */
 
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static int live_segments; /* this process's mapped segments */
@@ -89,12 +113,94 @@ static void shm_unmap(xchg_shm_t *shm)
     free(shm);
 }
 
+/* Only a segment of one node whose processes are known is kept (nnodes and size are equal on
+ * every rank, members too: from the same group). */
+static int poolable(const xchg_ctx_t *ctx)
+{
+    return ctx->members != 0 && ctx->nnodes == 1 && ctx->size > 1;
+}
+
 void xchg_shm_free(xchg_ctx_t *ctx)
 {
+    xchg_shm_t *evicted;
+    int at = -1;
+
     if (!ctx->shm)
         return;
-    shm_unmap(ctx->shm);
+    if (!poolable(ctx) || ctx->shm->id == 0) {
+        shm_unmap(ctx->shm);
+        ctx->shm = NULL;
+        return;
+    }
+    pthread_mutex_lock(&live_lock);
+    for (int i = 0; i < SHM_POOL && at < 0; i++)
+        if (!pool[i].shm)
+            at = i; /* a free entry, */
+    if (at < 0) {
+        at = 0; /* else the oldest */
+        for (int i = 1; i < SHM_POOL; i++)
+            if (pool[i].age < pool[at].age)
+                at = i;
+    }
+    evicted = pool[at].shm;
+    pool[at] = (shm_pooled_t){ctx->shm, ctx->members, ++pool_clock};
+    pthread_mutex_unlock(&live_lock);
+    if (evicted)
+        shm_unmap(evicted);
     ctx->shm = NULL;
+}
+
+void xchg_shm_counts(int *made, int *adopted)
+{
+    *made = __atomic_load_n(&made_count, __ATOMIC_RELAXED);
+    *adopted = __atomic_load_n(&adopted_count, __ATOMIC_RELAXED);
+}
+
+void xchg_shm_pool_drain(void)
+{
+    for (int i = 0; i < SHM_POOL; i++) {
+        pthread_mutex_lock(&live_lock);
+        xchg_shm_t *shm = pool[i].shm;
+        pool[i].shm = NULL;
+        pthread_mutex_unlock(&live_lock);
+        if (shm)
+            shm_unmap(shm);
+    }
+}
+
+/* The pool's newest segment of these processes, removed from the pool, or NULL. */
+static xchg_shm_t *pool_take(uint64_t members)
+{
+    xchg_shm_t *shm = NULL;
+    int at = -1;
+    pthread_mutex_lock(&live_lock);
+    for (int i = 0; i < SHM_POOL; i++)
+        if (pool[i].shm && pool[i].members == members && (at < 0 || pool[i].age > pool[at].age))
+            at = i;
+    if (at >= 0) {
+        shm = pool[at].shm;
+        pool[at].shm = NULL;
+    }
+    pthread_mutex_unlock(&live_lock);
+    return shm;
+}
+
+/* A new context's first reservation: the kept segment of its processes when every rank took
+ * the same one (collective; file header). */
+static int shm_adopt(xchg_ctx_t *ctx)
+{
+    xchg_shm_t *kept = pool_take(ctx->members);
+    uint64_t ids[2] = {kept ? kept->id : 0, kept ? ~kept->id : ~(uint64_t)0};
+    int rc = xchg_agree_max(ctx, ids, 2);
+
+    if (rc == MPI_SUCCESS && kept && ids[0] == kept->id && ids[1] == ~kept->id) {
+        ctx->shm = kept;
+        __atomic_add_fetch(&adopted_count, 1, __ATOMIC_RELAXED);
+        return MPI_SUCCESS;
+    }
+    if (kept)
+        shm_unmap(kept);
+    return rc;
 }
 
 /* A fresh name: "/xchg-PID-" and 64 random bits (the clock's if getrandom fails). */
@@ -179,13 +285,16 @@ static int shm_share_name(xchg_ctx_t *ctx, char name[SHM_NAME_BYTES])
     return rc;
 }
 
-/* This rank's mapping of its node's new segment of bytes, or NULL; *created: the name to
- * unlink after the agreement (the creator's), else "". Every rank of the node takes part. */
-static char *shm_map(xchg_ctx_t *ctx, size_t bytes, int room, char created[SHM_NAME_BYTES], int *rc)
+/* This rank's mapping of its node's new segment of bytes, or NULL; name: its name (the same on
+ * every rank of the node), "" when there is none; created: the name to unlink after the
+ * agreement (the creator's), else "". Every rank of the node takes part. */
+static char *shm_map(xchg_ctx_t *ctx, size_t bytes, int room, char created[SHM_NAME_BYTES],
+                     char name[SHM_NAME_BYTES], int *rc)
 {
-    char name[SHM_NAME_BYTES] = "", *base = NULL;
+    char *base = NULL;
 
     created[0] = '\0';
+    name[0] = '\0';
     *rc = MPI_SUCCESS;
     if (ctx->local_size == 1) {
         base = room ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
@@ -201,6 +310,19 @@ static char *shm_map(xchg_ctx_t *ctx, size_t bytes, int room, char created[SHM_N
     if (ctx->local_rank != 0 && room && name[0])
         base = shm_attach(name, bytes);
     return base;
+}
+
+/* A segment's id from its name: FNV-1a, never 0; 0 for none (a private mapping). */
+static uint64_t name_id(const char *name)
+{
+    uint64_t hash = 14695981039346656037ull;
+    if (!name[0])
+        return 0;
+    for (; *name; name++) {
+        hash ^= (unsigned char)*name;
+        hash *= 1099511628211ull;
+    }
+    return hash ? hash : 1;
 }
 
 static void shm_say_none(const xchg_ctx_t *ctx, size_t bytes)
@@ -239,13 +361,18 @@ size_t xchg_shm_new_half(const xchg_ctx_t *ctx, size_t bytes)
 int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes)
 {
     size_t half, total;
-    char created[SHM_NAME_BYTES], *base;
+    char created[SHM_NAME_BYTES], name[SHM_NAME_BYTES], *base;
     xchg_shm_t *shm;
     uint64_t failed;
     int room, rc;
 
     if (ctx->shm_failed || shm_limit(ctx) == 0)
         return MPI_ERR_OTHER;
+    if (!ctx->shm && poolable(ctx) && xchg_shm_new_half(ctx, bytes) > 0) {
+        rc = shm_adopt(ctx);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
     half = xchg_shm_new_half(ctx, bytes);
     if (half == 0)
         return MPI_SUCCESS;
@@ -254,7 +381,7 @@ int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes)
     /* map the node's new segment, agree that every rank has one, unlink its name */
     shm = calloc(1, sizeof *shm);
     room = shm && shm_charge(total);
-    base = shm_map(ctx, total, room, created, &rc);
+    base = shm_map(ctx, total, room, created, name, &rc);
     failed = !base || rc != MPI_SUCCESS;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (xchg_agree_max(ctx, &failed, 1) != MPI_SUCCESS)
@@ -263,9 +390,12 @@ int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes)
     if (created[0])
         shm_unlink(created);
     if (!failed) {
-        xchg_shm_free(ctx);
-        *shm = (xchg_shm_t){.base = base, .half_bytes = half, .map_bytes = total};
+        if (ctx->shm) /* grown: the smaller one goes */
+            shm_unmap(ctx->shm);
+        *shm = (xchg_shm_t){.base = base, .half_bytes = half, .map_bytes = total,
+                            .id = name_id(name)};
         ctx->shm = shm;
+        __atomic_add_fetch(&made_count, 1, __ATOMIC_RELAXED);
         return MPI_SUCCESS;
     }
     free(shm);
