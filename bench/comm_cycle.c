@@ -10,6 +10,11 @@
  * MPI_Comm_free. Prints, for each call's position on its communicator, the mean over the cycles
  * of the slowest rank's time in microseconds: "comm_cycle: call K: T us". The received bytes
  * of every call are checked; exit status 1 on a wrong byte.
+ *
+ * Then CYCLES more communicators as a task per communicator runs them: MPI_Comm_dup, CALLS
+ * calls back to back (no barrier between them; the bytes of the last one checked), MPI_Comm_free,
+ * timed as a whole from a barrier on MPI_COMM_WORLD before the first to one after the last:
+ * "comm_cycle: per communicator (dup, CALLS calls, free): T us", the mean over the cycles.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -19,6 +24,7 @@
 int main(int argc, char **argv)
 {
     int rank, size, cycles, calls, wrong = 0, any_wrong = 0;
+    double task_start, task_seconds;
     size_t bytes;
     char *send, *recv;
     double *sum;
@@ -61,10 +67,30 @@ int main(int argc, char **argv)
         }
         MPI_Comm_free(&comm);
     }
+    MPI_Barrier(MPI_COMM_WORLD);
+    task_start = MPI_Wtime();
+    for (int c = 0; c < cycles; c++) {
+        MPI_Comm comm;
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        for (int to = 0; to < size; to++)
+            memset(send + (size_t)to * bytes, (rank * 31 + to * 7 + c) & 0xff, bytes);
+        memset(recv, 0xee, bytes * (size_t)size);
+        for (int k = 0; k < calls; k++)
+            MPI_Alltoall(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, comm);
+        for (int from = 0; from < size; from++)
+            for (size_t i = 0; i < bytes; i++)
+                wrong += (unsigned char)recv[(size_t)from * bytes + i] !=
+                         (unsigned char)((from * 31 + rank * 7 + c) & 0xff);
+        MPI_Comm_free(&comm);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    task_seconds = MPI_Wtime() - task_start;
     MPI_Allreduce(&wrong, &any_wrong, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) {
         for (int k = 0; k < calls; k++)
             printf("comm_cycle: call %d: %.2f us\n", k + 1, sum[k] / cycles * 1e6);
+        printf("comm_cycle: per communicator (dup, %d calls, free): %.2f us\n", calls,
+               task_seconds / cycles * 1e6);
         printf("comm_cycle: %d ranks, %d communicators, %d calls each, %zu B blocks, %d wrong bytes\n",
                size, cycles, calls, bytes, any_wrong);
     }

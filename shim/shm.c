@@ -23,9 +23,11 @@
  * same size on every node. Growing needs no barrier: a rank unmaps the old segment when it has
  * the new one, and another rank still reading the old one keeps its own mapping.
  *
- * Kept for the next communicator. A freed communicator's segment on one node is kept (the pool,
- * SHM_POOL of them, the oldest unmapped first) for the next communicator of the same processes
- * (xchg_ctx_t.members), which would otherwise make its own: a program or a library that makes a
+ * Kept for the next communicator. A freed communicator's segment on one node is kept (the pool:
+ * one for each set of processes, SHM_POOL in all, the oldest unmapped first, so what a process
+ * keeps stops growing once its sets have been seen) for the next communicator of the same
+ * processes (xchg_ctx_t.members), which would otherwise make its own: a program or a library that
+ * makes a
  * duplicate per task and a few calls on each paid 70 to 95 us a communicator for its segment
  * (MPICH, 2 ranks on the 2-core VM), where its calls of 256 B took 1 us. A new communicator's
  * first reservation takes the pool's segment of its processes, if any (removed from the pool:
@@ -134,8 +136,11 @@ void xchg_shm_free(xchg_ctx_t *ctx)
     }
     pthread_mutex_lock(&live_lock);
     for (int i = 0; i < SHM_POOL && at < 0; i++)
+        if (pool[i].shm && pool[i].members == ctx->members)
+            at = i; /* the one kept for these processes (one each), */
+    for (int i = 0; i < SHM_POOL && at < 0; i++)
         if (!pool[i].shm)
-            at = i; /* a free entry, */
+            at = i; /* else a free entry, */
     if (at < 0) {
         at = 0; /* else the oldest */
         for (int i = 1; i < SHM_POOL; i++)

@@ -109,19 +109,26 @@ static inline int check_finish(const char *program)
     return total[1] > 0 || (total[0] == 0 && total[2] == 0) ? 1 : 0;
 }
 
-/* This process's resident set (VmRSS in /proc/self/status), KiB; -1 when unknown. */
-static inline long check_rss_kib(void)
+/* A field of /proc/self/status ("VmRSS:", "RssShmem:"), KiB; -1 when unknown. */
+static inline long check_status_kib(const char *field)
 {
     char line[256];
     long kib = -1;
+    size_t len = strlen(field);
     FILE *f = fopen("/proc/self/status", "r");
     if (!f)
         return -1;
     while (fgets(line, sizeof line, f))
-        if (strncmp(line, "VmRSS:", 6) == 0)
-            kib = atol(line + 6);
+        if (strncmp(line, field, len) == 0)
+            kib = atol(line + len);
     fclose(f);
     return kib;
+}
+
+/* This process's resident set (VmRSS in /proc/self/status), KiB; -1 when unknown. */
+static inline long check_rss_kib(void)
+{
+    return check_status_kib("VmRSS:");
 }
 
 #endif
