@@ -45,14 +45,6 @@
 #define CACHE_MAX_RULES 4096 /* rules a cache file keeps (the newest) */
 #define CACHE_END "# end: %ld bytes above\n" /* the file's last line (see the header) */
 
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-
 /* The MPI library's part of the key: "mpich-HASH", "openmpi-HASH" or "mpi-HASH". */
 static void mpi_key(char *out, size_t len)
 {
@@ -66,7 +58,7 @@ static void mpi_key(char *out, size_t len)
     else if (strstr(version, "Open MPI"))
         family = "openmpi";
     snprintf(out, len, "%s-%08x", family,
-             (unsigned)fnv(1469598103934665603ull, version, strlen(version)));
+             (unsigned)xchg_fnv(1469598103934665603ull, version, strlen(version)));
 }
 
 /* The node's hardware: processing units, cores and the first package's CPU model. */
@@ -81,10 +73,10 @@ static unsigned hardware_key(void)
         int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
         hwloc_obj_t package = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
         const char *model = package ? hwloc_obj_get_info_by_name(package, "CPUModel") : NULL;
-        h = fnv(h, &pus, sizeof pus);
-        h = fnv(h, &cores, sizeof cores);
+        h = xchg_fnv(h, &pus, sizeof pus);
+        h = xchg_fnv(h, &cores, sizeof cores);
         if (model)
-            h = fnv(h, model, strlen(model));
+            h = xchg_fnv(h, model, strlen(model));
     }
     hwloc_topology_destroy(topo);
     return (unsigned)(h ^ h >> 32);
@@ -99,7 +91,7 @@ static void layout_key(const int *node_sizes, int nnodes, int size, char *out, s
         used += (size_t)snprintf(out + used, len - used, "%s%d", i ? "." : "", node_sizes[i]);
     if (used >= 64 || used >= len)
         snprintf(out, len, "%dr-%dn-%08x", size, nnodes,
-                 (unsigned)fnv(1469598103934665603ull, node_sizes, (size_t)nnodes * sizeof(int)));
+                 (unsigned)xchg_fnv(1469598103934665603ull, node_sizes, (size_t)nnodes * sizeof(int)));
 }
 
 /* The cache directory from the environment into dir; 0, or -1 when the cache is off. */

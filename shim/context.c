@@ -242,7 +242,6 @@ static void ctx_announce(const xchg_ctx_t *ctx)
     fflush(stderr);
 }
 
-/* Node layout of a new context: from the world's layout when every rank is a world rank. */
 static int cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
@@ -254,20 +253,17 @@ static int cmp_int(const void *a, const void *b)
 static uint64_t members_of(const int *world_ranks, int size)
 {
     int *sorted = malloc((size_t)size * sizeof *sorted);
-    uint64_t hash = 14695981039346656037ull;
+    uint64_t hash;
     if (!sorted)
         return 0;
     memcpy(sorted, world_ranks, (size_t)size * sizeof *sorted);
     qsort(sorted, (size_t)size, sizeof *sorted, cmp_int);
-    for (int i = 0; i < size; i++)
-        for (int byte = 0; byte < 4; byte++) {
-            hash ^= ((uint32_t)sorted[i] >> (8 * byte)) & 0xff;
-            hash *= 1099511628211ull;
-        }
+    hash = xchg_fnv(XCHG_FNV_START, sorted, (size_t)size * sizeof *sorted);
     free(sorted);
     return hash ? hash : 1;
 }
 
+/* Node layout of a new context: from the world's layout when every rank is a world rank. */
 static int ctx_layout(xchg_ctx_t *ctx, MPI_Comm comm, int *over, int *shared, int *node_shared)
 {
     int rc = MPI_SUCCESS, translated = 0;

@@ -68,6 +68,17 @@ typedef struct xchg_config {
 
 extern xchg_config_t xchg_config;
 
+/* FNV-1a over n bytes, continuing from h (XCHG_FNV_START for a fresh hash): the cache's keys,
+ * a communicator's processes and a segment's id. */
+#define XCHG_FNV_START 14695981039346656037ull
+static inline uint64_t xchg_fnv(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
 /* context.c */
 void xchg_ctx_world_init(void); /* node layout of MPI_COMM_WORLD, once, from MPI_Init */
 /* The world's layout (node of every world rank, nodes numbered by their lowest rank; emulated

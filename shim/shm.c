@@ -26,14 +26,13 @@
  * Kept for the next communicator. A freed communicator's segment on one node is kept (the pool:
  * one for each set of processes, SHM_POOL in all, the oldest unmapped first, so what a process
  * keeps stops growing once its sets have been seen) for the next communicator of the same
- * processes (xchg_ctx_t.members), which would otherwise make its own: a program or a library that
- * makes a
- * duplicate per task and a few calls on each paid 70 to 95 us a communicator for its segment
- * (MPICH, 2 ranks on the 2-core VM), where its calls of 256 B took 1 us. A new communicator's
- * first reservation takes the pool's segment of its processes, if any (removed from the pool:
- * no two contexts of one rank ever hold it), and its ranks agree that each took the same one
- * (its id, from its name, equal on every rank that maps it); else it goes, and a new one is
- * made as above. Its state carries over: its ranks made the same passes through it, so
+ * processes (xchg_ctx_t.members), which would otherwise make its own: a program or a library
+ * that makes a duplicate per task and a few calls on each paid 70 to 95 us a communicator for
+ * its segment (MPICH, 2 ranks on the 2-core VM), where its calls of 256 B took 1 us. A new
+ * communicator's first reservation takes the pool's segment of its processes, if any (removed
+ * from the pool: no two contexts of one rank ever hold it), and its ranks agree that each took
+ * the same one (its id, from its name, equal on every rank that maps it); else it goes, and a
+ * new one is made as above. Its state carries over: its ranks made the same passes through it, so
  * passes and syncs are equal on all of them, and a rank that still reads the old
  * communicator's last pass reads the other half, as between two calls of one communicator.
  *
@@ -173,19 +172,16 @@ void xchg_shm_pool_drain(void)
     }
 }
 
-/* The pool's newest segment of these processes, removed from the pool, or NULL. */
+/* The pool's segment of these processes (one at most), removed from the pool, or NULL. */
 static xchg_shm_t *pool_take(uint64_t members)
 {
     xchg_shm_t *shm = NULL;
-    int at = -1;
     pthread_mutex_lock(&live_lock);
-    for (int i = 0; i < SHM_POOL; i++)
-        if (pool[i].shm && pool[i].members == members && (at < 0 || pool[i].age > pool[at].age))
-            at = i;
-    if (at >= 0) {
-        shm = pool[at].shm;
-        pool[at].shm = NULL;
-    }
+    for (int i = 0; i < SHM_POOL && !shm; i++)
+        if (pool[i].shm && pool[i].members == members) {
+            shm = pool[i].shm;
+            pool[i].shm = NULL;
+        }
     pthread_mutex_unlock(&live_lock);
     return shm;
 }
@@ -317,17 +313,11 @@ static char *shm_map(xchg_ctx_t *ctx, size_t bytes, int room, char created[SHM_N
     return base;
 }
 
-/* A segment's id from its name: FNV-1a, never 0; 0 for none (a private mapping). */
+/* A segment's id from its name, never 0; 0 for none (a private mapping). */
 static uint64_t name_id(const char *name)
 {
-    uint64_t hash = 14695981039346656037ull;
-    if (!name[0])
-        return 0;
-    for (; *name; name++) {
-        hash ^= (unsigned char)*name;
-        hash *= 1099511628211ull;
-    }
-    return hash ? hash : 1;
+    uint64_t hash = xchg_fnv(XCHG_FNV_START, name, strlen(name));
+    return !name[0] ? 0 : hash ? hash : 1;
 }
 
 static void shm_say_none(const xchg_ctx_t *ctx, size_t bytes)
