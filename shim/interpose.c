@@ -110,12 +110,13 @@ int MPI_Finalize(void)
 {
     if (xchg_config.loaded && !xchg_config.disable) {
         if (xchg_config.verbose && xchg_world_rank == 0) {
-            int made, adopted;
+            int made, adopted, held, channels_made;
             xchg_shm_counts(&made, &adopted);
+            held = xchg_channel_count(&channels_made);
             fprintf(stderr, "xchg: at MPI_Finalize this process holds %d private channels (one "
-                            "context id of the MPI library each); it made %d shared segments "
-                            "and took %d kept from freed communicators\n",
-                    xchg_channel_count(), made, adopted);
+                            "context id of the MPI library each) of %d it made; it made %d "
+                            "shared segments and took %d kept from freed communicators\n",
+                    held, channels_made, made, adopted);
             fflush(stderr);
         }
         xchg_stats_report();

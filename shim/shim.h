@@ -123,7 +123,7 @@ void xchg_ctx_finalize(void);   /* free the contexts of COMM_WORLD and COMM_SELF
  * set when none can be had); detach it when the context goes. */
 int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm);
 void xchg_channel_detach(xchg_ctx_t *ctx);
-int xchg_channel_count(void); /* channels this process holds */
+int xchg_channel_count(int *made); /* channels this process holds; *made: made in all */
 /* MPI_Finalize: drop the learning kept from channels that went, and keep none from here on. */
 void xchg_channel_finalize(void);
 /* The learning domain of ctx's channel (made on first use, or adopted from an earlier channel of
