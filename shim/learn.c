@@ -384,7 +384,12 @@ static void announce(const xchg_ctx_t *ctx, const xchg_shape_t *s, const char *w
                             xchg_coll_name(s->coll), ctx->size, lo, hi);
     for (int c = 0; c < lp->ncand && used < sizeof line; c++) {
         xchg_params_format(&xchg_algos[lp->cand[c].algo], &lp->cand[c].params, text, sizeof text);
-        if (lp->cand[c].measured > 0)
+        if (lp->cand[c].measured > 0 && lp->cand[c].predicted > 0)
+            used += (size_t)snprintf(line + used, sizeof line - used, " %s[%s] %.2fus (priced "
+                                     "%.2fus)%s", xchg_algos[lp->cand[c].algo].name, text,
+                                     lp->cand[c].measured * 1e6, lp->cand[c].predicted * 1e6,
+                                     c + 1 < lp->ncand ? "," : "");
+        else if (lp->cand[c].measured > 0)
             used += (size_t)snprintf(line + used, sizeof line - used, " %s[%s] %.2fus%s",
                                      xchg_algos[lp->cand[c].algo].name, text,
                                      lp->cand[c].measured * 1e6, c + 1 < lp->ncand ? "," : "");
