@@ -64,7 +64,7 @@ int xchg_alltoall_node(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, size
         return xchg_alltoall_hier(ctx, sendbuf, recvbuf, block_bytes, &one);
     }
     c.cfg = (xchg_node_cfg_t){params->leaders > 0 ? params->leaders : 1, c.win.window,
-                              XCHG_NODE_SPLIT_MIN, 0};
+                              XCHG_NODE_SPLIT_MIN, 0, params->nports};
     rc = xchg_node_call_push(ctx, &c);
     bytes = xchg_scratch_push(ctx, 2 * (size_t)p * sizeof *bytes);
     if (rc != MPI_SUCCESS || !bytes) {

@@ -113,7 +113,7 @@ int xchg_alltoallv_node(xchg_ctx_t *ctx, const void *sendbuf, const size_t *send
                                    call, &one, carry);
     }
     c.cfg = (xchg_node_cfg_t){params->leaders > 0 ? params->leaders : 1, c.win.window,
-                              XCHG_NODE_SPLIT_MIN, carry != NULL};
+                              XCHG_NODE_SPLIT_MIN, carry != NULL, params->nports};
     rc = xchg_node_call_push(ctx, &c);
     if (rc != MPI_SUCCESS)
         goto out;

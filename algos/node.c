@@ -7,10 +7,15 @@
  *   1. every rank copies its bytes of the pass (stream bytes [t W, (t + 1) W)) from its send
  *      buffer into its node's windows: the local stream, the message to each other node;
  *   2. the node synchronises (all its ranks' bytes are in);
- *   3. the node's leaders run their steps of the pass, round by round: one xchg_exchange each,
- *      straight from the window of the message to y into y's leader's window of the message
- *      from this node (the statistics behind the first pass's last part, when carrying); the
- *      other ranks copy their local blocks out meanwhile;
+ *   3. the node's leaders run their steps of the pass, round by round: one xchg_exchange for
+ *      each k of a leader's steps (k = cfg.ports: 1, the factor schedule's one message of a
+ *      leader at a time; more, the messages of k steps in flight at once, where start-ups
+ *      between nodes cost more than the link's bytes), straight from the window of the
+ *      message to y into y's leader's window of the message from this node (the statistics
+ *      behind the first pass's last part, when carrying); the other ranks copy their local
+ *      blocks out meanwhile. No batch waits on a step that its peer has not posted for good:
+ *      the earliest round left anywhere is in both its leaders' current batches, so it
+ *      completes, and then the next;
  *   4. the node synchronises again (every message of the pass has arrived; skipped on a
  *      one-node communicator, which has no messages);
  *   5. every rank copies its bytes of the pass from the windows of the other nodes' messages.
@@ -35,10 +40,14 @@ int xchg_node_call_push(xchg_ctx_t *ctx, xchg_node_call_t *c)
     size_t nn = (size_t)c->lay.nnodes, p = (size_t)c->lay.nranks;
     size_t *all = xchg_scratch_push(ctx, (2 * nn + 2 * p) * sizeof *all);
     int most = c->cfg.leaders < c->lay.max_size ? c->cfg.leaders : c->lay.max_size;
+    long steps = (long)xchg_node_rounds(c->lay.nnodes) * (most > 1 ? most : 1);
 
+    c->batch = c->cfg.ports > 1 ? (c->cfg.ports < steps ? c->cfg.ports : (int)steps) : 1;
     c->steps = xchg_scratch_push(ctx, (size_t)(most > 1 ? most : 1) * sizeof *c->steps);
-    if (!all || !c->steps)
+    c->sends = xchg_scratch_push(ctx, 2 * (size_t)c->batch * sizeof *c->sends);
+    if (!all || !c->steps || !c->sends)
         return MPI_ERR_NO_MEM;
+    c->recvs = c->sends + c->batch;
     memset(all, 0, (2 * nn + 2 * p) * sizeof *all);
     c->stream_len = all;
     c->in_len = all + nn;
@@ -95,35 +104,45 @@ static void read_pass(const xchg_node_call_t *c, const char *half, size_t t, int
     }
 }
 
-/* One step of a leader: its message to y and y's to it. */
-static int leader_step(xchg_ctx_t *ctx, const xchg_node_call_t *c, char *half, int y,
-                       const xchg_node_step_t *st)
+/* One step of a leader into the batch: its message to y and y's to it. */
+static void leader_step(const xchg_node_call_t *c, char *half, int y, const xchg_node_step_t *st,
+                        int *nsends, int *nrecvs)
 {
     int nn = c->lay.nnodes, peer = c->lay.members[c->lay.first[y] + st->peer_leader];
     char *out = half + xchg_node_window_at(&c->win, xchg_node_out_window(c->node, y));
     char *in = half + xchg_node_window_at(&c->win, xchg_node_in_window(nn, c->node, y));
-    xchg_msg_t send = {peer, out + st->send_off, st->send_bytes};
-    xchg_msg_t recv = {peer, in + st->recv_off, st->recv_bytes};
 
     if (st->send_stats)
         memcpy(out + st->send_off + st->send_bytes - XCHG_NODE_STATS, c->stats, XCHG_NODE_STATS);
-    return xchg_exchange(ctx, &send, st->send, &recv, st->recv);
+    if (st->send)
+        c->sends[(*nsends)++] = (xchg_msg_t){peer, out + st->send_off, st->send_bytes};
+    if (st->recv)
+        c->recvs[(*nrecvs)++] = (xchg_msg_t){peer, in + st->recv_off, st->recv_bytes};
 }
 
-/* Step 3 for a leader: its steps of pass t, round by round. */
+/* Step 3 for a leader: its steps of pass t, round by round, batch of them at once. */
 static int leader_pass(xchg_ctx_t *ctx, const xchg_node_call_t *c, char *half, size_t t)
 {
     xchg_node_step_t *steps = c->steps;
     int x = c->node, rounds = xchg_node_rounds(c->lay.nnodes), rc = MPI_SUCCESS;
+    int held = 0, nsends = 0, nrecvs = 0;
     for (int f = 0; f < rounds && rc == MPI_SUCCESS; f++) {
         int y = xchg_node_partner(&c->lay, x, f), n;
         if (y == x)
             continue;
         n = xchg_node_steps(&c->lay, &c->cfg, x, y, f, t, c->stream_len[y], c->in_len[y], steps);
-        for (int k = 0; k < n && rc == MPI_SUCCESS; k++)
-            if (steps[k].leader == c->me)
-                rc = leader_step(ctx, c, half, y, &steps[k]);
+        for (int k = 0; k < n && rc == MPI_SUCCESS; k++) {
+            if (steps[k].leader != c->me)
+                continue;
+            leader_step(c, half, y, &steps[k], &nsends, &nrecvs);
+            if (++held == c->batch) {
+                rc = xchg_exchange(ctx, c->sends, nsends, c->recvs, nrecvs);
+                held = nsends = nrecvs = 0;
+            }
+        }
     }
+    if (held > 0 && rc == MPI_SUCCESS)
+        rc = xchg_exchange(ctx, c->sends, nsends, c->recvs, nrecvs);
     return rc;
 }
 

@@ -23,6 +23,8 @@ typedef struct xchg_node_call {
     const size_t *recvbytes, *recvoffs;
     uint64_t stats[3];       /* carrying: the node's maxima, then (after the call) everyone's */
     xchg_node_step_t *steps; /* room for one pair's steps */
+    xchg_msg_t *sends, *recvs; /* a leader's steps in flight at once: batch of each */
+    int batch;
 } xchg_node_call_t;
 
 /* The layout of ctx's communicator on its scratch stack; MPI_SUCCESS or an error. */

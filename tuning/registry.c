@@ -216,7 +216,7 @@ const xchg_algo_t xchg_algos[] = {
         .coll = XCHG_ALLTOALL,
         .applies = xchg_node_applies,
         .cost = xchg_cost_node,
-        .keys = {&key_leaders},
+        .keys = {&key_leaders, &key_k},
         .description =
             "node-aware, for any layout (uneven nodes, interleaved ranks, one-rank nodes, one "
             "node): each node's ranks copy their blocks into the node's shared segment, one "
@@ -225,8 +225,10 @@ const xchg_algo_t xchg_algos[] = {
             "1-factor rounds of the nodes (N - 1 for N even, else N), the hierarchical factor "
             "schedule with each node's messages gathered; `leaders=L`: min(L, n_x) leaders per "
             "node share its rounds, a message of 128 KiB or more cut into parts by bytes over "
-            "both nodes' leaders. Priced on the two-level machine: start-ups of the busiest "
-            "leader, bytes of the busiest node's link, copies, two synchronisations a pass. "
+            "both nodes' leaders; `k=K`: a leader's messages of K rounds in flight at once (1: "
+            "one after another; the model takes all at once where that saves start-ups). Priced "
+            "on the two-level machine: start-ups of the busiest leader, bytes of the busiest "
+            "node's link, copies, two synchronisations a pass. "
             "Streams beyond a window of the segment (`XCHG_SHM_BYTES` / (2N - 1)) go in passes",
         .source = NODE_SOURCE,
         .shared_memory = 1,
@@ -354,10 +356,11 @@ const xchg_algo_t xchg_algos[] = {
         .coll = XCHG_ALLTOALLV,
         .applies = xchg_node_applies,
         .cost = xchg_cost_node,
-        .keys = {&key_leaders},
+        .keys = {&key_leaders, &key_k},
         .description =
-            "alltoall `node` with each block its own size: the counts go once through the "
-            "node's segment (a header per rank), from which every rank places its blocks; with "
+            "alltoall `node` (with its `leaders` and `k`) with each block its own size: the "
+            "counts go once through the node's segment (a header per rank), from which every "
+            "rank places its blocks; with "
             "several leaders a message of 128 KiB or more is cut by bytes, not by destination, "
             "so a skewed node's largest message is shared by all its leaders; carries the "
             "statistics behind each pair's first message",

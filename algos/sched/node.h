@@ -145,6 +145,8 @@ typedef struct xchg_node_cfg {
     size_t window;    /* W */
     size_t split_min; /* the least bytes of a part of a split piece (XCHG_NODE_SPLIT_MIN) */
     int carry;        /* alltoallv: the statistics ride in the first pass */
+    int ports;        /* k: a leader's steps of a pass in flight at once (1 or 0: one after
+                         another, round by round) */
 } xchg_node_cfg_t;
 /* A piece of bytes below 2 split_min is one part. */
 #define XCHG_NODE_SPLIT_MIN ((size_t)64 << 10)

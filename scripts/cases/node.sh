@@ -9,9 +9,11 @@
 #    every rank count of the suite (1, 2, 3, 4, 5, 7, 8): uneven nodes, one-rank nodes, one
 #    node; coll_check's reversed and split communicators see them translated (ranks of a node
 #    not consecutive, fewer nodes); leaders 1, 2 or 3 in turn (parts by bytes above 128 KiB:
-#    coll_check's largest blocks make messages of several hundred KiB);
+#    coll_check's largest blocks make messages of several hundred KiB), and k (a leader's
+#    steps in flight at once) 1, 2 or 8 in turn across them (8: all of them at once);
 #  - alltoallv_workloads (uniform, h-relations, g-groups: skewed and empty messages) under
-#    3,2,2,1 with leaders 1 and 3 and under 4,1,1,1,1 with leaders 2; and under a tuning table
+#    3,2,2,1 with leaders 1 and 3 (k=8: all steps at once) and under 4,1,1,1,1 with leaders 2
+#    (k=2); and under a tuning table
 #    that names node:leaders=2 for every MPI_Alltoallv, so that auto decides the calls from
 #    the statistics the previous call carried (the shim asks node, which reads every rank's
 #    header anyway, to carry them in every call): every stats line must be that rule's;
@@ -32,11 +34,13 @@
 #    (XCHG_CLUSTER_PLACE=interleave): Open MPI on 3,2,2,1, MPICH on 3,3,2 (its launcher deals
 #    one rank per node in turn) and 3,2,2,1 in blocks.
 
-node_forced() { # LEADERS: the three collectives forced to node
-    echo "XCHG_ALLTOALL=node:leaders=$1 XCHG_ALLGATHER=node XCHG_ALLTOALLV=node:leaders=$1"
+node_forced() { # LEADERS [K]: the three collectives forced to node
+    local spec="leaders=$1${2:+,k=$2}"
+    echo "XCHG_ALLTOALL=node:$spec XCHG_ALLGATHER=node XCHG_ALLTOALLV=node:$spec"
 }
-node_expect() { # LEADERS: what the stats must show
-    echo "alltoall=node:leaders=$1 allgather=node alltoallv=node:leaders=$1"
+node_expect() { # LEADERS [K]: what the stats must show
+    local spec="leaders=$1${2:+,k=$2}"
+    echo "alltoall=node:$spec allgather=node alltoallv=node:$spec"
 }
 
 # ---- layouts at every rank count ----
@@ -47,14 +51,16 @@ if [ -x "$TESTS/coll_check" ]; then
     for layout in "${node_layouts[@]}"; do
         p=$(($(tr ',' '+' <<<"$layout")))
         leaders=$((i % 3 + 1))
+        ports=(1 2 8)
+        ports=${ports[$((i / 3 % 3))]}
         i=$((i + 1))
-        name="node coll_check p=$p XCHG_NODES=$layout leaders=$leaders"
+        name="node coll_check p=$p XCHG_NODES=$layout leaders=$leaders k=$ports"
         begin_case "$name" || continue
         # shellcheck disable=SC2046 # the forced variables are words
         preloaded "$log" "$p" XCHG_WAIT=yield XCHG_STATS=1 XCHG_STRICT=1 XCHG_NODES="$layout" \
-            $(node_forced "$leaders") -- "$TESTS/coll_check"
+            $(node_forced "$leaders" "$ports") -- "$TESTS/coll_check"
         # shellcheck disable=SC2046
-        check_launch $? "$log" coll_check $(node_expect "$leaders")
+        check_launch $? "$log" coll_check $(node_expect "$leaders" "$ports")
         report_launch "$name" "$start" "$log"
     done
 
@@ -102,15 +108,16 @@ fi
 # ---- alltoallv workloads: skew, empty messages, passes ----
 
 if [ -x "$TESTS/alltoallv_workloads" ]; then
-    for run in 3,2,2,1:1: 3,2,2,1:3: 4,1,1,1,1:2: 3,2,2,1:3:16K; do
-        IFS=: read -r layout leaders bytes <<<"$run"
+    for run in 3,2,2,1:1:: 3,2,2,1:3:: 3,2,2,1:1:8: 4,1,1,1,1:2:2: 3,2,2,1:3:8:16K; do
+        IFS=: read -r layout leaders ports bytes <<<"$run"
         p=$(($(tr ',' '+' <<<"$layout")))
-        name="node alltoallv_workloads p=$p XCHG_NODES=$layout leaders=$leaders${bytes:+ XCHG_SHM_BYTES=$bytes (passes)}"
+        spec="node:leaders=$leaders${ports:+,k=$ports}"
+        name="node alltoallv_workloads p=$p XCHG_NODES=$layout ${spec#node:}${bytes:+ XCHG_SHM_BYTES=$bytes (passes)}"
         begin_case "$name" || continue
         preloaded "$log" "$p" XCHG_WAIT=yield XCHG_STATS=1 XCHG_STRICT=1 XCHG_NODES="$layout" \
-            ${bytes:+XCHG_SHM_BYTES=$bytes} XCHG_ALLTOALLV="node:leaders=$leaders" \
+            ${bytes:+XCHG_SHM_BYTES=$bytes} XCHG_ALLTOALLV="$spec" \
             -- "$TESTS/alltoallv_workloads"
-        check_launch $? "$log" alltoallv_workloads "alltoallv=node:leaders=$leaders"
+        check_launch $? "$log" alltoallv_workloads "alltoallv=$spec"
         report_launch "$name" "$start" "$log"
     done
 
@@ -126,7 +133,7 @@ if [ -x "$TESTS/alltoallv_workloads" ]; then
             outcome=fail
             why="the library complained about the table: $line"
         elif [ "$outcome" = pass ] &&
-            line=$(stats_lines "$log" alltoallv | grep -av 'xchg: alltoallv node \[leaders=2\]'); then
+            line=$(stats_lines "$log" alltoallv | grep -av 'xchg: alltoallv node \[leaders=2[],]'); then
             outcome=fail
             why="the table decides every alltoallv call, but a stats line is not its rule: $line"
         fi

@@ -451,7 +451,7 @@ static void simulate(const xchg_node_layout_t *lay, int v, int kind, size_t b, i
 
     snprintf(what, sizeof what, "%s p=%d nodes=%d %s leaders=%d window=%zu split=%zu%s", label, p,
              nn, v ? "alltoallv" : "alltoall", leaders, window, split_min, carry ? " carry" : "");
-    s.cfg = (xchg_node_cfg_t){leaders, window, split_min, carry && v};
+    s.cfg = (xchg_node_cfg_t){leaders, window, split_min, carry && v, 1};
     s.size = malloc((size_t)p * p * sizeof *s.size);
     s.tag0 = malloc((size_t)p * p * sizeof *s.tag0);
     s.send_at = calloc((size_t)p * p, sizeof *s.send_at);
@@ -759,7 +759,7 @@ static void check_steps_large(const xchg_node_layout_t *lay, size_t b, int leade
 
     snprintf(what, sizeof what, "%s p=%d nodes=%d leaders=%d window=%zu", label, lay->nranks, nn,
              leaders, window);
-    s.cfg = (xchg_node_cfg_t){leaders, window, split_min, 0};
+    s.cfg = (xchg_node_cfg_t){leaders, window, split_min, 0, 1};
     s.stream_len = malloc((size_t)nn * nn * sizeof(size_t));
     s.in_len = malloc((size_t)nn * nn * sizeof(size_t));
     s.passes = calloc((size_t)nn, sizeof(size_t));
@@ -818,7 +818,7 @@ static void golden_3221(void)
     int sizes[4] = {3, 2, 2, 1}, node_of[8], expect[3] = {3, 2, 1};
     int p = make_layout(4, sizes, CONSECUTIVE, node_of);
     xchg_node_layout_t *lay = new_layout(p, 4, node_of);
-    xchg_node_cfg_t cfg = {1, 64, 8, 0};
+    xchg_node_cfg_t cfg = {1, 64, 8, 0, 1};
     xchg_node_step_t st[8];
     int n;
 
@@ -887,6 +887,9 @@ static void bad_layouts(void)
 
 /* ---- the cost model (tuning/cost_node.c) ---- */
 
+static int cost_ports = 1;  /* the k node_cost gives (0: the model's) */
+static int cost_ports_back; /* the k it came back with */
+
 static double node_cost(int coll, int p, int nnodes, int lo, int hi, size_t b, size_t limit,
                         const xchg_machine_t *m, int leaders, int *chosen)
 {
@@ -899,10 +902,11 @@ static double node_cost(int coll, int p, int nnodes, int lo, int hi, size_t b, s
                         .max_send_bytes = b * (size_t)p,
                         .max_recv_bytes = b * (size_t)p,
                         .max_block_bytes = b};
-    xchg_params_t params = {.leaders = leaders};
+    xchg_params_t params = {.leaders = leaders, .nports = cost_ports};
     double t = xchg_cost_node(&call, m, &params);
     if (chosen)
         *chosen = params.leaders;
+    cost_ports_back = params.nports;
     return t;
 }
 
@@ -962,6 +966,30 @@ static void check_cost(void)
     /* a given leaders comes back as given */
     node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 8, 1 << 20, &starts, 5, &chosen);
     CHECK(chosen == 5, "leaders=5 given, %d back", chosen);
+    /* ports: a leader's steps k at a time, ceil(ceil(S / L_x) / k) start-ups; the bytes and
+     * the gaps as one at a time. Left to the model: all at once where start-ups decide, one at
+     * a time where they are a small part */
+    cost_ports = 2;
+    CHECK(node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 8, 1 << 20, &starts, 1, NULL) == 2,
+          "3,2,2,1, one leader, k=2: ceil(3 / 2) start-ups");
+    cost_ports = 3;
+    CHECK(near(node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 100, 1 << 20, &bytes, 3, NULL), 700),
+          "3,2,2,1, k=3: the bytes as with one at a time");
+    cost_ports = 0;
+    CHECK(node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 8, 1 << 20, &starts, 1, NULL) == 1 &&
+              cost_ports_back == 3,
+          "3,2,2,1, k from the model where start-ups decide: all 3 at once (k=%d)",
+          cost_ports_back);
+    CHECK(node_cost(XCHG_ALLTOALLV, 8, 4, 1, 3, 8, 1 << 20, &starts, 1, NULL) == 1 &&
+              cost_ports_back == 3,
+          "alltoallv: the same (k=%d)", cost_ports_back);
+    {
+        xchg_machine_t mostly_bytes = {.beta_inter = 1, .tau_inter = 1, .inject = 1};
+        node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 100, 1 << 20, &mostly_bytes, 1, NULL);
+        CHECK(cost_ports_back == 1, "bytes decide (1500 against 3 start-ups): k=1, not %d",
+              cost_ports_back);
+    }
+    cost_ports = 1;
 }
 
 int main(void)
