@@ -26,9 +26,10 @@
  * node's bytes n_x min(h, (p - n_x) m) (h = max(h1, h2), m the largest message: agreed or
  * carried values), one more synchronisation (the headers) and its n_x p 8 bytes of headers read
  * by every rank. MPI_Allgather: per pass (c = the limit's p-th part of a block, T = ceil(b / c))
- * two synchronisations and ceil(log2 N) rounds of the leader, beta_inter + gap_inter each; the
- * node of fewest ranks receives the most, (p - n_min) b bytes in all; p b rho of copies per
- * rank. One node: no messages, one synchronisation a pass. p =
+ * two synchronisations and the leader's ceil(log_{k+1} N) rounds, beta_inter each, and
+ * gap_inter for each of its messages; the node of fewest ranks receives the most, (p - n_min) b
+ * bytes in all; p b rho of copies per rank. k left 0: 1, or N - 1 (one round) where that is
+ * more than 5 % faster. One node: no messages, one synchronisation a pass. p =
  * 1: the local copy. Without shared memory (the predicate refuses): INFINITY.
  *
  * leaders left 0: the fastest of 1, 2, 4, ... up to n_max (and n_max), where more leaders are
@@ -137,19 +138,23 @@ static double exchange_time(const xchg_call_t *call, const xchg_machine_t *m, in
     return syncs * xchg_cost_sync(m) + xchg_cost_node_copies(call, m, copies) + worst;
 }
 
-/* MPI_Allgather: the leader's circulant rounds over the nodes. */
-static double gather_time(const xchg_call_t *call, const xchg_machine_t *m, size_t limit)
+/* MPI_Allgather: the leader's circulant rounds over the nodes, `ports` messages a round. */
+static double gather_time(const xchg_call_t *call, const xchg_machine_t *m, size_t limit,
+                          int ports)
 {
     node_kinds_t k = kinds_of(call);
-    int p = call->comm_size, rounds = xchg_node_gather_rounds(k.nnodes);
+    int p = call->comm_size, rounds = xchg_node_gather_rounds(k.nnodes, ports), messages = 0;
     size_t piece = limit / (size_t)p, b = call->block_bytes;
     double passes, bytes = (double)(p - k.n[0]) * (double)b;
 
+    for (long dist = 1; dist < k.nnodes; dist *= (ports > 1 ? ports : 1) + 1)
+        for (long z = 1; z <= (ports > 1 ? ports : 1) && z * dist < k.nnodes; z++)
+            messages++;
     piece = piece > 64 ? piece - piece % 64 : piece;
     passes = b == 0 ? 0 : ceil((double)b / (double)piece);
     return passes * (k.nnodes > 1 ? 2 : 1) * xchg_cost_sync(m) +
-           passes * rounds * (beta_between(m) + m->gap_inter) + bytes * tau_between(m) +
-           xchg_cost_node_copies(call, m, (double)p * (double)b);
+           passes * (rounds * beta_between(m) + messages * m->gap_inter) +
+           bytes * tau_between(m) + xchg_cost_node_copies(call, m, (double)p * (double)b);
 }
 
 /* The ports of a call at `leaders`: `given` when given, else 1 or all of a leader's steps
@@ -180,8 +185,17 @@ double xchg_cost_node(const xchg_call_t *call, const xchg_machine_t *machine, xc
         return (double)call->block_bytes * machine->rho;
     if (limit == 0)
         return INFINITY;
-    if (call->coll == XCHG_ALLGATHER)
-        return limit / (size_t)p > 0 ? gather_time(call, machine, limit) : INFINITY;
+    if (call->coll == XCHG_ALLGATHER) {
+        int all = topo->nnodes > 1 ? topo->nnodes - 1 : 1;
+        if (limit / (size_t)p == 0)
+            return INFINITY;
+        if (params->nports <= 0)
+            params->nports = gather_time(call, machine, limit, all) <
+                                     0.95 * gather_time(call, machine, limit, 1)
+                                 ? all
+                                 : 1;
+        return gather_time(call, machine, limit, params->nports);
+    }
     most = topo->max_node_ranks;
     if (call->coll == XCHG_ALLTOALLV) {
         header = (size_t)most * xchg_node_v_header_bytes(p, topo->nnodes);

@@ -279,12 +279,14 @@ const xchg_algo_t xchg_algos[] = {
         .coll = XCHG_ALLGATHER,
         .applies = xchg_node_applies,
         .cost = xchg_cost_node,
+        .keys = {&key_k},
         .description =
             "node-aware concatenation for any layout: each node's ranks copy their blocks into "
             "the node's shared segment, the nodes' leaders run the circulant concatenation over "
-            "the nodes (ceil(log2 N) rounds, each node's blocks one chunk), every rank copies "
-            "all blocks out of its node's segment (in passes beyond `XCHG_SHM_BYTES` / p per "
-            "block)",
+            "the nodes with k ports (ceil(log_{k+1} N) rounds, k messages each, each node's "
+            "blocks one chunk; the model takes k = N - 1, one round, where that saves "
+            "start-ups), every rank copies all blocks out of its node's segment (in passes "
+            "beyond `XCHG_SHM_BYTES` / p per block)",
         .source = "Bruck et al. 1997, Section 4, over nodes; shared memory (POSIX, a segment per "
                   "node)",
         .shared_memory = 1,

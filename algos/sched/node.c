@@ -308,22 +308,29 @@ void xchg_node_v_recv_layout(const xchg_node_layout_t *lay, const xchg_node_head
 /* ------------------------------------------------------------------------------------------ */
 /* MPI_Allgather                                                                              */
 
-int xchg_node_gather_rounds(int nnodes)
+int xchg_node_gather_rounds(int nnodes, int ports)
 {
     int rounds = 0;
-    for (long dist = 1; dist < nnodes; dist *= 2)
+    long k = ports > 1 ? ports : 1;
+    for (long dist = 1; dist < nnodes; dist *= k + 1)
         rounds++;
     return rounds;
 }
 
-void xchg_node_gather_round(int nnodes, int x, int round, int *to, int *from, int *first,
-                            int *count)
+int xchg_node_gather_round(int nnodes, int ports, int x, int round, xchg_node_gather_msg_t *msgs)
 {
-    int dist = 1 << round;
-    *to = ((x - dist) % nnodes + nnodes) % nnodes;
-    *from = (x + dist) % nnodes;
-    *first = dist;
-    *count = imin(dist, nnodes - dist);
+    long k = ports > 1 ? ports : 1, dist = 1;
+    int n = 0;
+    for (int s = 0; s < round && dist < nnodes; s++)
+        dist *= k + 1;
+    for (long z = 1; z <= k && z * dist < nnodes; z++, n++) {
+        int d = (int)(z * dist);
+        msgs[n].to = ((x - d) % nnodes + nnodes) % nnodes;
+        msgs[n].from = (x + d) % nnodes;
+        msgs[n].first = d;
+        msgs[n].count = imin((int)dist, nnodes - d);
+    }
+    return n;
 }
 
 void xchg_node_gather_chunks(const xchg_node_layout_t *lay, int x, size_t *chunk_at)

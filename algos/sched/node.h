@@ -47,10 +47,12 @@
  *
  * Allgather. The half holds the whole result, every node's ranks' blocks (pieces of c bytes of
  * each) in node x's relative order: node (x + d) mod N at chunk d. The leader (one per node)
- * runs the circulant concatenation of Bruck et al. (Section 4, k = 1) over the nodes: in round
- * s, with dist = 2^s, it sends its chunks 0 .. count-1 (count = min(dist, N - dist)) to node
- * x - dist and receives chunks dist .. dist + count - 1 from node x + dist; ceil(log2 N) rounds,
- * (p - n_x) c bytes in all, chunk sizes n_y c.
+ * runs the circulant concatenation of Bruck et al. (Section 4, k ports) over the nodes: in
+ * round s, with dist = (k + 1)^s, for z = 1 .. k while z dist < N it sends its chunks
+ * 0 .. count-1 (count = min(dist, N - z dist)) to node x - z dist and receives chunks
+ * z dist .. z dist + count - 1 from node x + z dist, all k messages at once;
+ * ceil(log_{k+1} N) rounds (k = 1: ceil(log2 N); k >= N - 1: one round, every node's chunk
+ * straight from it), (p - n_x) c bytes in all, chunk sizes n_y c.
  */
 #ifndef XCHG_SCHED_NODE_H
 #define XCHG_SCHED_NODE_H
@@ -204,13 +206,15 @@ void xchg_node_v_send_layout(const xchg_node_layout_t *lay, const xchg_node_head
 void xchg_node_v_recv_layout(const xchg_node_layout_t *lay, const xchg_node_headers_t *h, int x,
                              int me, const size_t *recvbytes, size_t *recv_at, size_t *in_len);
 
-/* MPI_Allgather: rounds of the circulant concatenation over N nodes (ceil(log2 N)), round s
- * of node x (see the top: to, from, and the chunks received, first = count's first chunk), and
- * chunk_at[d] the offset of chunk d in x's relative order in blocks (N + 1 entries: the last
- * is p). */
-int xchg_node_gather_rounds(int nnodes);
-void xchg_node_gather_round(int nnodes, int x, int round, int *to, int *from, int *first,
-                            int *count);
+/* MPI_Allgather: rounds of the k-port circulant concatenation over N nodes (ports <= 1: one
+ * port), round s of node x (see the top): its messages, at most k, each with to, from, and the
+ * chunks received (first = count's first chunk); and chunk_at[d] the offset of chunk d in x's
+ * relative order in blocks (N + 1 entries: the last is p). */
+typedef struct xchg_node_gather_msg {
+    int to, from, first, count;
+} xchg_node_gather_msg_t;
+int xchg_node_gather_rounds(int nnodes, int ports);
+int xchg_node_gather_round(int nnodes, int ports, int x, int round, xchg_node_gather_msg_t *msgs);
 void xchg_node_gather_chunks(const xchg_node_layout_t *lay, int x, size_t *chunk_at);
 
 /* Predicates (tuning/registry.c), from the topology summary: the node's segments exist, and a

@@ -10,7 +10,8 @@
 #    node; coll_check's reversed and split communicators see them translated (ranks of a node
 #    not consecutive, fewer nodes); leaders 1, 2 or 3 in turn (parts by bytes above 128 KiB:
 #    coll_check's largest blocks make messages of several hundred KiB), and k (a leader's
-#    steps in flight at once) 1, 2 or 8 in turn across them (8: all of them at once);
+#    steps in flight at once; allgather: its ports) 1, 2 or 8 in turn across them (8: all of
+#    them at once);
 #  - alltoallv_workloads (uniform, h-relations, g-groups: skewed and empty messages) under
 #    3,2,2,1 with leaders 1 and 3 (k=8: all steps at once) and under 4,1,1,1,1 with leaders 2
 #    (k=2); and under a tuning table
@@ -36,11 +37,11 @@
 
 node_forced() { # LEADERS [K]: the three collectives forced to node
     local spec="leaders=$1${2:+,k=$2}"
-    echo "XCHG_ALLTOALL=node:$spec XCHG_ALLGATHER=node XCHG_ALLTOALLV=node:$spec"
+    echo "XCHG_ALLTOALL=node:$spec XCHG_ALLGATHER=node${2:+:k=$2} XCHG_ALLTOALLV=node:$spec"
 }
 node_expect() { # LEADERS [K]: what the stats must show
     local spec="leaders=$1${2:+,k=$2}"
-    echo "alltoall=node:$spec allgather=node alltoallv=node:$spec"
+    echo "alltoall=node:$spec allgather=node${2:+:k=$2} alltoallv=node:$spec"
 }
 
 # ---- layouts at every rank count ----

@@ -507,17 +507,21 @@ static void simulate(const xchg_node_layout_t *lay, int v, int kind, size_t b, i
 
 /* ---- allgather ---- */
 
-/* The circulant rounds between the nodes with tagged slices of c bytes per block: every node's
- * buffer in its relative order, the rounds all at once on the state before them, then every
- * rank reads every block. */
-static void simulate_gather(const xchg_node_layout_t *lay, size_t c, const char *label)
+/* The circulant rounds between the nodes with tagged slices of c bytes per block, k ports:
+ * every node's buffer in its relative order, each round's messages all at once on the state
+ * before it, then every rank reads every block. */
+static void simulate_gather_ports(const xchg_node_layout_t *lay, size_t c, int ports,
+                                  const char *label)
 {
-    int p = lay->nranks, nn = lay->nnodes, rounds = xchg_node_gather_rounds(nn);
+    int p = lay->nranks, nn = lay->nnodes, rounds = xchg_node_gather_rounds(nn, ports);
+    int k = ports > 1 ? ports : 1;
+    long reach = 1;
+    xchg_node_gather_msg_t msgs[64], back[64];
     size_t cells = (size_t)p * c, *chunk_at = malloc(((size_t)nn + 1) * nn * sizeof *chunk_at);
     uint32_t *buf = calloc((size_t)nn * cells, sizeof *buf), *next = malloc((size_t)nn * cells * 4);
     char what[160];
 
-    snprintf(what, sizeof what, "%s p=%d nodes=%d allgather c=%zu", label, p, nn, c);
+    snprintf(what, sizeof what, "%s p=%d nodes=%d allgather c=%zu k=%d", label, p, nn, c, k);
     for (int x = 0; x < nn; x++)
         xchg_node_gather_chunks(lay, x, &chunk_at[(size_t)x * (nn + 1)]);
     /* every rank writes its slice at its own node's chunk 0 */
@@ -525,28 +529,38 @@ static void simulate_gather(const xchg_node_layout_t *lay, size_t c, const char 
         for (size_t i = 0; i < c; i++)
             buf[(size_t)lay->node_of[r] * cells + (size_t)lay->local[r] * c + i] =
                 (uint32_t)((size_t)r * c + i + 1);
-    CHECK(rounds == 0 || (1 << (rounds - 1)) < nn, "%s: %d rounds", what, rounds);
+    /* ceil(log_{k+1} N) rounds: (k + 1)^(rounds - 1) < N <= (k + 1)^rounds */
+    for (int s = 0; s + 1 < rounds; s++)
+        reach *= k + 1;
+    CHECK(rounds == 0 ? nn <= 1 : reach < nn && reach * (k + 1) >= nn, "%s: %d rounds", what,
+          rounds);
     for (int s = 0; s < rounds; s++) {
         memcpy(next, buf, (size_t)nn * cells * sizeof *buf);
         for (int x = 0; x < nn; x++) {
-            int to, from, first, count, to2, from2, first2, count2;
             const size_t *mine = &chunk_at[(size_t)x * (nn + 1)];
-            xchg_node_gather_round(nn, x, s, &to, &from, &first, &count);
-            const size_t *theirs = &chunk_at[(size_t)from * (nn + 1)];
-            size_t bytes = (theirs[count] - theirs[0]) * c;
-            /* the sender sees the same message from its side */
-            xchg_node_gather_round(nn, from, s, &to2, &from2, &first2, &count2);
-            CHECK(to2 == x && count2 == count && first == first2,
-                  "%s: round %d: %d receives from %d, which sends to %d", what, s, x, from, to2);
-            CHECK((mine[first + count] - mine[first]) * c == bytes,
-                  "%s: round %d: %d expects %zu bytes from %d, which sends %zu", what, s, x,
-                  (mine[first + count] - mine[first]) * c, from, bytes);
-            for (size_t i = 0; i < bytes && mine[first] * c + i < cells; i++) {
-                uint32_t cell = buf[(size_t)from * cells + i];
-                CHECK(cell != 0, "%s: round %d: %d sends a byte it does not have", what, s, from);
-                CHECK(next[(size_t)x * cells + mine[first] * c + i] == 0,
-                      "%s: round %d: %d receives a byte twice", what, s, x);
-                next[(size_t)x * cells + mine[first] * c + i] = cell;
+            int n = xchg_node_gather_round(nn, ports, x, s, msgs);
+            CHECK(n >= 1 && n <= k, "%s: round %d: node %d has %d messages", what, s, x, n);
+            for (int j = 0; j < n; j++) {
+                int from = msgs[j].from, first = msgs[j].first, count = msgs[j].count, seen = 0;
+                const size_t *theirs = &chunk_at[(size_t)from * (nn + 1)];
+                size_t bytes = (theirs[count] - theirs[0]) * c;
+                /* the sender sees the same message from its side */
+                int m = xchg_node_gather_round(nn, ports, from, s, back);
+                for (int i = 0; i < m; i++)
+                    seen += back[i].to == x && back[i].count == count && back[i].first == first;
+                CHECK(seen == 1, "%s: round %d: %d receives from %d, which does not send it that",
+                      what, s, x, from);
+                CHECK((mine[first + count] - mine[first]) * c == bytes,
+                      "%s: round %d: %d expects %zu bytes from %d, which sends %zu", what, s, x,
+                      (mine[first + count] - mine[first]) * c, from, bytes);
+                for (size_t i = 0; i < bytes && mine[first] * c + i < cells; i++) {
+                    uint32_t cell = buf[(size_t)from * cells + i];
+                    CHECK(cell != 0, "%s: round %d: %d sends a byte it does not have", what, s,
+                          from);
+                    CHECK(next[(size_t)x * cells + mine[first] * c + i] == 0,
+                          "%s: round %d: %d receives a byte twice", what, s, x);
+                    next[(size_t)x * cells + mine[first] * c + i] = cell;
+                }
             }
         }
         memcpy(buf, next, (size_t)nn * cells * sizeof *buf);
@@ -565,6 +579,15 @@ static void simulate_gather(const xchg_node_layout_t *lay, size_t c, const char 
     free(chunk_at);
     free(buf);
     free(next);
+}
+
+/* ... with one port, two, three, and all of them (one round) */
+static void simulate_gather(const xchg_node_layout_t *lay, size_t c, const char *label)
+{
+    int ports[] = {1, 2, 3, lay->nnodes > 1 ? lay->nnodes - 1 : 1, 64};
+    for (int i = 0; i < 5; i++)
+        if (ports[i] < 64 || lay->nnodes <= 64)
+            simulate_gather_ports(lay, c, ports[i], label);
 }
 
 /* ---- rounds ---- */
@@ -983,6 +1006,14 @@ static void check_cost(void)
     CHECK(node_cost(XCHG_ALLTOALLV, 8, 4, 1, 3, 8, 1 << 20, &starts, 1, NULL) == 1 &&
               cost_ports_back == 3,
           "alltoallv: the same (k=%d)", cost_ports_back);
+    CHECK(node_cost(XCHG_ALLGATHER, 8, 4, 1, 3, 8, 1 << 20, &starts, 0, NULL) == 1 &&
+              cost_ports_back == 3,
+          "allgather over 4 nodes, k from the model: one round of 3 messages (k=%d)",
+          cost_ports_back);
+    cost_ports = 2;
+    CHECK(node_cost(XCHG_ALLGATHER, 9, 9, 1, 1, 8, 1 << 20, &starts, 0, NULL) == 2,
+          "allgather over 9 nodes, k=2: 2 rounds (3 nodes' chunks, then 9)");
+    cost_ports = 0;
     {
         xchg_machine_t mostly_bytes = {.beta_inter = 1, .tau_inter = 1, .inject = 1};
         node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 100, 1 << 20, &mostly_bytes, 1, NULL);
