@@ -85,7 +85,7 @@ static const xchg_param_t key_leaders = {
     .max = VALUE_MAX,
     .noun = "the number of leaders per node",
     .meaning = "ranks of each node that exchange with other nodes (above a node's ranks acts as "
-               "them; 1: one message at a time, the factor schedule)",
+               "them; 1 with k=1: one message at a time, the factor schedule)",
     .tune = "1,2,4",
 };
 
