@@ -71,7 +71,8 @@ int xchg_allgather_node(xchg_ctx_t *ctx, const void *sendblock, void *recvbuf, s
 {
     char *recv = recvbuf, *own = recv + (size_t)ctx->rank * block_bytes;
     int p = ctx->size, rc, nn = ctx->nnodes;
-    int ports = params->nports > 1 ? (params->nports < nn ? params->nports : nn - 1) : 1;
+    /* k as given, at most N - 1 (one round), at least 1 */
+    int ports = params->nports < nn ? params->nports : nn - 1;
     size_t piece, *chunk_at;
     xchg_node_layout_t lay;
     xchg_node_gather_msg_t *msgs;
