@@ -176,6 +176,13 @@ static uint64_t random64(void)
     return x;
 }
 
+/* Mark slot s of c taken (lock held). */
+static void mark_slot(xchg_channel_t *c, int s)
+{
+    c->used[s / 64] |= 1ull << (s % 64);
+    c->nused++;
+}
+
 /* The lowest slot free on c, taken (lock held); c has one. */
 static int take_lowest(xchg_channel_t *c)
 {
@@ -183,8 +190,7 @@ static int take_lowest(xchg_channel_t *c)
     while (c->used[w] == UINT64_MAX)
         w++;
     s = 64 * w + __builtin_ctzll(~c->used[w]);
-    c->used[w] |= 1ull << (s % 64);
-    c->nused++;
+    mark_slot(c, s);
     return s;
 }
 
@@ -257,10 +263,8 @@ static int take_slot(xchg_channel_t *c, int s)
     int ok;
     pthread_mutex_lock(&lock);
     ok = !(c->used[s / 64] >> (s % 64) & 1);
-    if (ok) {
-        c->used[s / 64] |= 1ull << (s % 64);
-        c->nused++;
-    }
+    if (ok)
+        mark_slot(c, s);
     pthread_mutex_unlock(&lock);
     return ok;
 }

@@ -317,6 +317,16 @@ int xchg_node_gather_rounds(int nnodes, int ports)
     return rounds;
 }
 
+int xchg_node_gather_messages(int nnodes, int ports)
+{
+    long k = ports > 1 ? ports : 1;
+    int n = 0;
+    for (long dist = 1; dist < nnodes; dist *= k + 1)
+        for (long z = 1; z <= k && z * dist < nnodes; z++)
+            n++;
+    return n;
+}
+
 int xchg_node_gather_round(int nnodes, int ports, int x, int round, xchg_node_gather_msg_t *msgs)
 {
     long k = ports > 1 ? ports : 1, dist = 1;

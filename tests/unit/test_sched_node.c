@@ -517,6 +517,7 @@ static void simulate_gather_ports(const xchg_node_layout_t *lay, size_t c, int p
     int k = ports > 1 ? ports : 1;
     long reach = 1;
     xchg_node_gather_msg_t msgs[64], back[64];
+    int *sent = calloc((size_t)nn, sizeof *sent);
     size_t cells = (size_t)p * c, *chunk_at = malloc(((size_t)nn + 1) * nn * sizeof *chunk_at);
     uint32_t *buf = calloc((size_t)nn * cells, sizeof *buf), *next = malloc((size_t)nn * cells * 4);
     char what[160];
@@ -539,6 +540,7 @@ static void simulate_gather_ports(const xchg_node_layout_t *lay, size_t c, int p
         for (int x = 0; x < nn; x++) {
             const size_t *mine = &chunk_at[(size_t)x * (nn + 1)];
             int n = xchg_node_gather_round(nn, ports, x, s, msgs);
+            sent[x] += n;
             CHECK(n >= 1 && n <= k, "%s: round %d: node %d has %d messages", what, s, x, n);
             for (int j = 0; j < n; j++) {
                 int from = msgs[j].from, first = msgs[j].first, count = msgs[j].count, seen = 0;
@@ -576,6 +578,11 @@ static void simulate_gather_ports(const xchg_node_layout_t *lay, size_t c, int p
                       "%s: rank %d reads a wrong byte %zu of rank %d's block", what, d, i, r);
         }
     }
+    for (int x = 0; x < nn; x++)
+        CHECK(sent[x] == xchg_node_gather_messages(nn, ports),
+              "%s: node %d sent %d messages, xchg_node_gather_messages says %d", what, x, sent[x],
+              xchg_node_gather_messages(nn, ports));
+    free(sent);
     free(chunk_at);
     free(buf);
     free(next);
