@@ -686,9 +686,10 @@ static int verify_cell(int coll, int p, size_t bytes, candidate_t *cands, int nc
         spec_of(cands[best].algo, &cands[best].params, best_spec, sizeof best_spec);
         fprintf(info,
                 "  %-9s p=%-3d %8zu B: model %-22s %9.1f us predicted %9.1f us measured;"
-                " best %-22s %9.1f us\n",
+                " best %-22s %9.1f us (priced %.1f)\n",
                 xchg_coll_name(coll), p, bytes, first_spec, cands[0].predicted * 1e6,
-                cands[0].measured * 1e6, best_spec, cands[best].measured * 1e6);
+                cands[0].measured * 1e6, best_spec, cands[best].measured * 1e6,
+                cands[best].predicted * 1e6);
     }
     return best;
 }
