@@ -127,7 +127,10 @@ int xchg_alltoallv_node(xchg_ctx_t *ctx, const void *sendbuf, const size_t *send
     rc = xchg_node_run(ctx, &c);
     if (rc == MPI_SUCCESS)
         rc = truncated;
-    if (rc == MPI_SUCCESS && carry) {
+    /* carried from a truncated call too (an erroneous program), as pairwise and hier do: this
+     * rank read every header and pass all the same, and the other ranks keep what they carried,
+     * so the next call is decided alike everywhere (shim/normalize.c, v_run) */
+    if ((rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE) && carry) {
         memcpy(carry->agreed, c.stats, sizeof carry->agreed);
         carry->done = 1;
     }
