@@ -588,6 +588,15 @@ void xchg_params_format(const xchg_algo_t *algo, const xchg_params_t *params, ch
                                      algo->keys[i]->key, value);
 }
 
+int xchg_params_open(const xchg_algo_t *algo, const xchg_params_t *params)
+{
+    char value[64];
+    for (int i = 0; i < XCHG_MAX_KEYS && algo->keys[i]; i++)
+        if (!format_value(algo->keys[i], params, value, sizeof value))
+            return 1;
+    return 0;
+}
+
 /* One KEY=VALUE item of a spec (modified in place) into params. seen[] marks the algorithm's
  * keys given before it: a key given twice is an error, not "the last one wins". */
 static int parse_item(const xchg_algo_t *a, char *item, int *seen, xchg_params_t *params, char *err,

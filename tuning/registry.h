@@ -44,6 +44,9 @@ int xchg_param_parse(const xchg_param_t *desc, const char *value, xchg_params_t 
 /* "r=4,k=2" (only the algorithm's keys, only the fields that are set) */
 void xchg_params_format(const xchg_algo_t *algo, const xchg_params_t *params, char *out,
                         size_t outlen);
+/* 1 when one of the algorithm's keys is not set in params (the models complete it for each call
+ * from the call's shape, xchg_algo_t.cost), else 0 (no keys, or every one given). */
+int xchg_params_open(const xchg_algo_t *algo, const xchg_params_t *params);
 /* One value of a candidate list (xchg_param_t.tune, .bench) as a number for p ranks: an
  * integer, SQRTP or P; -1 when token is none of these. */
 long xchg_param_token(const char *token, size_t len, int p);

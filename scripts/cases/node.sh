@@ -17,7 +17,10 @@
 #    (k=2); and under a tuning table
 #    that names node:leaders=2 for every MPI_Alltoallv, so that auto decides the calls from
 #    the statistics the previous call carried (the shim asks node, which reads every rank's
-#    header anyway, to carry them in every call): every stats line must be that rule's;
+#    header anyway, to carry them in every call): every stats line must be that rule's; and
+#    under 4,1,1,1,1 forced to node with no keys, under a machine line whose start-ups between
+#    nodes are dear: the models complete each call's keys from its agreed statistics (k = 5,
+#    all steps at once, must run; an empty call's completion, k = 1, ran every call before);
 #  - passes: XCHG_SHM_BYTES=64K (windows of 9280 bytes on 3,2,2,1: coll_check's large blocks in
 #    up to 70 passes, the alltoallv headers in a half of their own) with coll_check, and 16K
 #    (windows of 2240 bytes) with alltoallv_workloads and 3 leaders;
@@ -137,6 +140,26 @@ if [ -x "$TESTS/alltoallv_workloads" ]; then
             line=$(stats_lines "$log" alltoallv | grep -av 'xchg: alltoallv node \[leaders=2[],]'); then
             outcome=fail
             why="the table decides every alltoallv call, but a stats line is not its rule: $line"
+        fi
+        report_launch "$name" "$start" "$log"
+    fi
+
+    # forced without keys: the models complete leaders and k for each call from the agreed
+    # statistics, as for auto (a machine line whose start-ups between nodes are dear: k = 5,
+    # all of a leader's steps at once, for the small calls); before, every call ran what the
+    # models give an empty call (k = 1)
+    name="node alltoallv_workloads p=8 XCHG_NODES=4,1,1,1,1 node (keys from each call's statistics)"
+    if begin_case "$name"; then
+        table=$LOGS/node-keys.table
+        printf '%s\n' 'xchg-tuning 2' \
+            'machine beta=1e-6 tau=1e-10 rho=5e-11 port_share=1 beta_inter=3e-5 tau_inter=1e-9 gap_inter=1e-5' \
+            >"$table"
+        preloaded "$log" 8 XCHG_WAIT=yield XCHG_STATS=1 XCHG_STRICT=1 XCHG_NODES=4,1,1,1,1 \
+            XCHG_TUNING="$table" XCHG_ALLTOALLV=node -- "$TESTS/alltoallv_workloads"
+        check_launch $? "$log" alltoallv_workloads alltoallv=node:leaders=1,k=5
+        if [ "$outcome" = pass ] && line=$(grep -a -m 1 -F "$table" "$log"); then
+            outcome=fail
+            why="the library complained about the table: $line"
         fi
         report_launch "$name" "$start" "$log"
     fi
