@@ -14,11 +14,13 @@
 #   41111-100mbit nodes of 4, 1, 1, 1 and 1 ranks, 100 Mbit/s
 #   41111-1gbit   the same at 1 Gbit/s
 # For each: node_layout's ping-pong between two nodes (ping.txt), then xchg-bench on the cluster
-# (bench-COLL.csv): MPI_Alltoall with native, node:leaders=1, pairwise:k=1 (one message at a time),
-# pairwise (k from the model), node (leaders from the model), radix, hier and native again
-# (native#2: how far two runs of the same thing differ at this load); MPI_Allgather and
-# MPI_Alltoallv with every algorithm of theirs that runs across nodes (shm needs one node, torus a
-# torus) - in --rounds alternating turns per block, so that load drifting over seconds hits all of
+# (bench-COLL.csv): MPI_Alltoall with native, node:leaders=1 (a leader's steps one at a time: the
+# paper's single port), node:leaders=1:k=8 (all of a leader's steps at once: k is cut to the
+# nodes less one), pairwise:k=1 (one message at a time), pairwise (k from the model), node
+# (leaders and k from the model), radix, hier and native again (native#2: how far two runs of
+# the same thing differ at this load); MPI_Allgather and MPI_Alltoallv with every algorithm of
+# theirs that runs across nodes (shm needs one node, torus a torus), node with k = 1, all at
+# once and the model's - in --rounds alternating turns per block, so that load drifting over seconds hits all of
 # them alike. Then table.md: per collective and block the median times in microseconds, each
 # one's ratio to native, and for MPI_Alltoall node:leaders=1's bandwidth against native's and
 # pairwise's, (t_other / t_node - 1) in percent: +15 % is the paper's "15 % higher bandwidth", a
@@ -66,9 +68,9 @@ place=${BENCH_NODE_PLACE:-}
 # specs COLL: what runs for one collective (native first and last; see the top)
 specs() {
     case $1 in
-    alltoall) echo native,node:leaders=1,pairwise:k=1,pairwise,node,radix,hier,native ;;
-    allgather) echo native,node,ring,circulant,native ;;
-    alltoallv) echo native,node:leaders=1,node,pairwise,twophase,hier,native ;;
+    alltoall) echo native,node:leaders=1,node:leaders=1:k=8,pairwise:k=1,pairwise,node,radix,hier,native ;;
+    allgather) echo native,node:k=1,node:k=8,node,ring,circulant,native ;;
+    alltoallv) echo native,node:leaders=1,node:leaders=1:k=8,node,pairwise,twophase,hier,native ;;
     esac
 }
 colls=${BENCH_NODE_COLLS:-alltoall,allgather,alltoallv}
