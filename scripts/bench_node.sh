@@ -2,7 +2,7 @@
 # bench_node.sh: Sanders and Traff's comparison (The hierarchical factor algorithm for all-to-all
 # communication, Section 4: never slower than MPICH's native MPI_Alltoall, 10 to 20 % more
 # bandwidth where the nodes' sizes differ) on the emulated cluster (scripts/cluster): the node
-# algorithm with one leader per node (node:leaders=1: the 1-factor rounds between nodes, one
+# algorithm with one leader per node (node:leaders=1:k=1: the 1-factor rounds between nodes, one
 # message of a node at a time, each node's ranks' blocks gathered through its shared segment)
 # against the MPI library's MPI_Alltoall (native) and pairwise exchange, blocks of 1 B to
 # 256 KiB. Needs root (network namespaces); one cluster session at a time. Run it on a quiet
@@ -14,15 +14,15 @@
 #   41111-100mbit nodes of 4, 1, 1, 1 and 1 ranks, 100 Mbit/s
 #   41111-1gbit   the same at 1 Gbit/s
 # For each: node_layout's ping-pong between two nodes (ping.txt), then xchg-bench on the cluster
-# (bench-COLL.csv): MPI_Alltoall with native, node:leaders=1 (a leader's steps one at a time: the
-# paper's single port), node:leaders=1:k=8 (all of a leader's steps at once: k is cut to the
+# (bench-COLL.csv): MPI_Alltoall with native, node:leaders=1:k=1 (a leader's steps one at a time:
+# the paper's single port), node:leaders=1:k=8 (all of a leader's steps at once: k is cut to the
 # nodes less one), pairwise:k=1 (one message at a time), pairwise (k from the model), node
 # (leaders and k from the model), radix, hier and native again (native#2: how far two runs of
 # the same thing differ at this load); MPI_Allgather and MPI_Alltoallv with every algorithm of
 # theirs that runs across nodes (shm needs one node, torus a torus), node with k = 1, all at
 # once and the model's - in --rounds alternating turns per block, so that load drifting over seconds hits all of
 # them alike. Then table.md: per collective and block the median times in microseconds, each
-# one's ratio to native, and for MPI_Alltoall node:leaders=1's bandwidth against native's and
+# one's ratio to native, and for MPI_Alltoall node:leaders=1:k=1's bandwidth against native's and
 # pairwise's, (t_other / t_node - 1) in percent: +15 % is the paper's "15 % higher bandwidth", a
 # negative figure a loss. $BUILD/bench-node/table.md gathers the clusters' tables.
 #
@@ -68,9 +68,9 @@ place=${BENCH_NODE_PLACE:-}
 # specs COLL: what runs for one collective (native first and last; see the top)
 specs() {
     case $1 in
-    alltoall) echo native,node:leaders=1,node:leaders=1:k=8,pairwise:k=1,pairwise,node,radix,hier,native ;;
+    alltoall) echo native,node:leaders=1:k=1,node:leaders=1:k=8,pairwise:k=1,pairwise,node,radix,hier,native ;;
     allgather) echo native,node:k=1,node:k=8,node,ring,circulant,native ;;
-    alltoallv) echo native,node:leaders=1,node:leaders=1:k=8,node,pairwise,twophase,hier,native ;;
+    alltoallv) echo native,node:leaders=1:k=1,node:leaders=1:k=8,node,pairwise,twophase,hier,native ;;
     esac
 }
 colls=${BENCH_NODE_COLLS:-alltoall,allgather,alltoallv}
@@ -143,7 +143,7 @@ table() {
             for (j = 0; j < m; j++) { head = head " " spec[j] " |"; rule = rule "---|" }
             for (j = 0; j < m; j++) if (spec[j] != "native") { head = head " " spec[j] " / native |"; rule = rule "---|" }
             if (coll == "alltoall") {
-                head = head " leaders=1 vs native | leaders=1 vs pairwise:k=1 |"; rule = rule "---|---|"
+                head = head " leaders=1,k=1 vs native | leaders=1,k=1 vs pairwise:k=1 |"; rule = rule "---|---|"
             }
             print head; print rule
             for (i = 0; i < n; i++) {
@@ -151,7 +151,7 @@ table() {
                 for (j = 0; j < m; j++) line = line " " us(t[b, spec[j]]) " |"
                 for (j = 0; j < m; j++) if (spec[j] != "native") line = line " " ratio(t[b, spec[j]], nat) " |"
                 if (coll == "alltoall") {
-                    one = t[b, "node:leaders=1"]
+                    one = t[b, "node:leaders=1:k=1"]
                     line = line " " pct(nat, one) " | " pct(t[b, "pairwise:k=1"], one) " |"
                 }
                 print line
@@ -199,7 +199,7 @@ done
 [ ${#done_names[@]} -gt 0 ] || { echo "bench_node.sh: BENCH_NODE_ONLY='$only' names no cluster" >&2; exit 2; }
 scripts/cluster down >/dev/null
 {
-    echo "# node:leaders=1 against native and pairwise on emulated clusters ($(date '+%Y-%m-%d %H:%M'), $(hostname), $MPI, load average $(cut -d' ' -f1-3 /proc/loadavg))"
+    echo "# node:leaders=1:k=1 against native and pairwise on emulated clusters ($(date '+%Y-%m-%d %H:%M'), $(hostname), $MPI, load average $(cut -d' ' -f1-3 /proc/loadavg))"
     [ "${BENCH_NODE_SMOKE:-0}" = 1 ] && echo "# SMOKE RUN (BENCH_NODE_SMOKE=1): a few calls per line, not a measurement"
     echo
     for dir in "${done_names[@]}"; do cat "$dir/table.md"; done
