@@ -1308,8 +1308,11 @@ static int cell_layouts(const xchg_ctx_t *ctx, const options_t *opt)
             t->min_node_ranks = count[node] < t->min_node_ranks ? count[node] : t->min_node_ranks;
             t->max_node_ranks = count[node] > t->max_node_ranks ? count[node] : t->max_node_ranks;
         }
-        /* the shm algorithms: a prefix of a world in one machine's memory is in it too */
+        /* the shm algorithms: a prefix of a world in one machine's memory is in it too; the
+         * node algorithms: the nodes of a prefix are nodes of the world, whose ranks share
+         * memory where the world's do (without it xchg-tune never priced nor timed `node`) */
         t->shm_bytes = t->nnodes == 1 ? ctx->topo.shm_bytes : 0;
+        t->node_shm_bytes = ctx->topo.node_shm_bytes;
     }
     free(count);
     return MPI_SUCCESS;

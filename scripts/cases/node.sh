@@ -21,6 +21,8 @@
 #    under 4,1,1,1,1 forced to node with no keys, under a machine line whose start-ups between
 #    nodes are dear: the models complete each call's keys from its agreed statistics (k = 5,
 #    all steps at once, must run; an empty call's completion, k = 1, ran every call before);
+#  - xchg-tune --verify at 4 ranks under XCHG_NODES=2,2: node is among its candidates (a
+#    verified cell names it as the models' choice or the measured best);
 #  - passes: XCHG_SHM_BYTES=64K (windows of 9280 bytes on 3,2,2,1: coll_check's large blocks in
 #    up to 70 passes, the alltoallv headers in a half of their own) with coll_check, and 16K
 #    (windows of 2240 bytes) with alltoallv_workloads and 3 leaders;
@@ -163,6 +165,34 @@ if [ -x "$TESTS/alltoallv_workloads" ]; then
         fi
         report_launch "$name" "$start" "$log"
     fi
+fi
+
+# ---- xchg-tune: node among the candidates of a layout with nodes ----
+
+# xchg-tune prices and times node where the world's nodes share memory, as the library runs it
+# (emulated nodes within one machine: the models price node's passes through the segment below
+# every message algorithm on small blocks there, so a verified cell names it, as the models'
+# choice or the measured best; before, no cell had node among its candidates)
+if [ -x "$build_dir/xchg-tune" ]; then
+    name="node xchg-tune --verify p=4 XCHG_NODES=2,2 (node among the candidates)"
+    if begin_case "$name"; then
+        table=$LOGS/node-tune.table
+        rm -f "$table"
+        native "$log" 4 XCHG_NODES=2,2 XCHG_WAIT=yield -- "$build_dir/xchg-tune" --verify \
+            --quick --max-bytes 64 --sizes 4 -v -o "$table"
+        rc=$?
+        if [ "$rc" -ne 0 ]; then
+            fail "$name" "$(rc_reason "$rc")" "$log"
+        elif ! grep -aqE '^(alltoall|allgather|alltoallv) ' "$table"; then
+            fail "$name" "$table has no rules" "$log"
+        elif ! grep -aqE '^ +(alltoall|allgather|alltoallv) +p=4 .*(model|best) +node' "$log"; then
+            fail "$name" "no verified cell names node as the models' choice or the best" "$log"
+        else
+            pass "$name" "$start"
+        fi
+    fi
+else
+    fail "node xchg-tune" "$build_dir/xchg-tune is not built"
 fi
 
 # ---- segments: many communicators, nothing in /dev/shm ----
