@@ -1310,9 +1310,11 @@ static int cell_layouts(const xchg_ctx_t *ctx, const options_t *opt)
         }
         /* the shm algorithms: a prefix of a world in one machine's memory is in it too; the
          * node algorithms: the nodes of a prefix are nodes of the world, whose ranks share
-         * memory where the world's do (without it xchg-tune never priced nor timed `node`) */
+         * memory where the world's do (without it xchg-tune never priced nor timed `node`).
+         * On one node `node` runs what `shm` runs, through the same segment: a tie that timing
+         * splits at random, so it is left to shm there */
         t->shm_bytes = t->nnodes == 1 ? ctx->topo.shm_bytes : 0;
-        t->node_shm_bytes = ctx->topo.node_shm_bytes;
+        t->node_shm_bytes = t->nnodes > 1 ? ctx->topo.node_shm_bytes : 0;
     }
     free(count);
     return MPI_SUCCESS;
