@@ -284,8 +284,9 @@ const xchg_algo_t xchg_algos[] = {
             "node-aware concatenation for any layout: each node's ranks copy their blocks into "
             "the node's shared segment, the nodes' leaders run the circulant concatenation over "
             "the nodes with k ports (ceil(log_{k+1} N) rounds, k messages each, each node's "
-            "blocks one chunk; the model takes k = N - 1, one round, where that saves "
-            "start-ups), every rank copies all blocks out of its node's segment (in passes "
+            "blocks one chunk; the model takes k = N - 1, one round, where the start-ups it "
+            "saves outweigh the blocks a larger node then sends to every other), every rank "
+            "copies all blocks out of its node's segment (in passes "
             "beyond `XCHG_SHM_BYTES` / p per block)",
         .source = "Bruck et al. 1997, Section 4, over nodes; shared memory (POSIX, a segment per "
                   "node)",

@@ -317,13 +317,15 @@ int xchg_node_gather_rounds(int nnodes, int ports)
     return rounds;
 }
 
-int xchg_node_gather_messages(int nnodes, int ports)
+int xchg_node_gather_messages(int nnodes, int ports, long *forwarded)
 {
-    long k = ports > 1 ? ports : 1;
+    long k = ports > 1 ? ports : 1, others = 0;
     int n = 0;
     for (long dist = 1; dist < nnodes; dist *= k + 1)
-        for (long z = 1; z <= k && z * dist < nnodes; z++)
-            n++;
+        for (long z = 1; z <= k && z * dist < nnodes; z++, n++)
+            others += (dist < nnodes - z * dist ? dist : nnodes - z * dist) - 1;
+    if (forwarded)
+        *forwarded = others;
     return n;
 }
 

@@ -215,8 +215,10 @@ typedef struct xchg_node_gather_msg {
 } xchg_node_gather_msg_t;
 int xchg_node_gather_rounds(int nnodes, int ports);
 int xchg_node_gather_round(int nnodes, int ports, int x, int round, xchg_node_gather_msg_t *msgs);
-/* The messages a node sends over all rounds (every node sends as many). */
-int xchg_node_gather_messages(int nnodes, int ports);
+/* The messages a node sends over all rounds (every node sends as many), and in *forwarded
+ * (unless NULL) the other nodes' chunks they carry besides its own (each message carries the
+ * sender's first count chunks: its own and count - 1 more), as many for every node. */
+int xchg_node_gather_messages(int nnodes, int ports, long *forwarded);
 void xchg_node_gather_chunks(const xchg_node_layout_t *lay, int x, size_t *chunk_at);
 
 /* Predicates (tuning/registry.c), from the topology summary: the node's segments exist, and a

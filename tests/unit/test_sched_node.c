@@ -518,6 +518,7 @@ static void simulate_gather_ports(const xchg_node_layout_t *lay, size_t c, int p
     long reach = 1;
     xchg_node_gather_msg_t msgs[64], back[64];
     int *sent = calloc((size_t)nn, sizeof *sent);
+    long *forwarded = calloc((size_t)nn, sizeof *forwarded), expect_forwarded = -1;
     size_t cells = (size_t)p * c, *chunk_at = malloc(((size_t)nn + 1) * nn * sizeof *chunk_at);
     uint32_t *buf = calloc((size_t)nn * cells, sizeof *buf), *next = malloc((size_t)nn * cells * 4);
     char what[160];
@@ -552,6 +553,7 @@ static void simulate_gather_ports(const xchg_node_layout_t *lay, size_t c, int p
                     seen += back[i].to == x && back[i].count == count && back[i].first == first;
                 CHECK(seen == 1, "%s: round %d: %d receives from %d, which does not send it that",
                       what, s, x, from);
+                forwarded[from] += count - 1; /* the sender's chunks after its own */
                 CHECK((mine[first + count] - mine[first]) * c == bytes,
                       "%s: round %d: %d expects %zu bytes from %d, which sends %zu", what, s, x,
                       (mine[first + count] - mine[first]) * c, from, bytes);
@@ -578,11 +580,16 @@ static void simulate_gather_ports(const xchg_node_layout_t *lay, size_t c, int p
                       "%s: rank %d reads a wrong byte %zu of rank %d's block", what, d, i, r);
         }
     }
-    for (int x = 0; x < nn; x++)
-        CHECK(sent[x] == xchg_node_gather_messages(nn, ports),
-              "%s: node %d sent %d messages, xchg_node_gather_messages says %d", what, x, sent[x],
-              xchg_node_gather_messages(nn, ports));
+    for (int x = 0; x < nn; x++) {
+        int messages = xchg_node_gather_messages(nn, ports, &expect_forwarded);
+        CHECK(sent[x] == messages, "%s: node %d sent %d messages, xchg_node_gather_messages says %d",
+              what, x, sent[x], messages);
+        CHECK(forwarded[x] == expect_forwarded,
+              "%s: node %d forwarded %ld chunks of other nodes, xchg_node_gather_messages says %ld",
+              what, x, forwarded[x], expect_forwarded);
+    }
     free(sent);
+    free(forwarded);
     free(chunk_at);
     free(buf);
     free(next);
@@ -973,8 +980,23 @@ static void check_cost(void)
     CHECK(near(node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 100, 1 << 20, &bytes, 1, NULL), 1500),
           "3,2,2,1: node 0's link carries 15 blocks of 100 bytes (%g)",
           node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 100, 1 << 20, &bytes, 1, NULL));
-    CHECK(near(node_cost(XCHG_ALLGATHER, 8, 4, 1, 3, 100, 1 << 20, &bytes, 0, NULL), 700),
-          "allgather: the one-rank node receives 7 blocks");
+    /* allgather, the busier way through a link: k=1 over 3,2,2,1 (two nodes of 3, two of 1 to
+     * the model): a 3-rank node sends its 3 blocks in both of its messages and forwards one
+     * chunk of the others' average (5/3 blocks), 7.67 blocks, more than the 7 that a one-rank
+     * node receives; k=3, one round: its 3 blocks to each of 3 nodes */
+    CHECK(near(node_cost(XCHG_ALLGATHER, 8, 4, 1, 3, 100, 1 << 20, &bytes, 0, NULL),
+               100.0 * (2 * 3 + 5.0 / 3)),
+          "allgather, k=1: a 3-rank node sends 7.67 blocks (%g)",
+          node_cost(XCHG_ALLGATHER, 8, 4, 1, 3, 100, 1 << 20, &bytes, 0, NULL));
+    cost_ports = 3;
+    CHECK(near(node_cost(XCHG_ALLGATHER, 8, 4, 1, 3, 100, 1 << 20, &bytes, 0, NULL), 900),
+          "allgather, k=3: a 3-rank node sends its 3 blocks 3 times");
+    /* equal nodes: out equals in whatever k */
+    CHECK(near(node_cost(XCHG_ALLGATHER, 8, 4, 2, 2, 100, 1 << 20, &bytes, 0, NULL), 600),
+          "allgather over 2,2,2,2, k=3: 6 blocks each way");
+    cost_ports = 1;
+    CHECK(near(node_cost(XCHG_ALLGATHER, 8, 4, 2, 2, 100, 1 << 20, &bytes, 0, NULL), 600),
+          "allgather over 2,2,2,2, k=1: 6 blocks each way");
     /* unlimited injection: 3 leaders carry node 0's 15 blocks at once */
     bytes.inject = 0;
     CHECK(near(node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 100, 1 << 20, &bytes, 3, NULL), 700),
@@ -1026,6 +1048,19 @@ static void check_cost(void)
         node_cost(XCHG_ALLTOALL, 8, 4, 1, 3, 100, 1 << 20, &mostly_bytes, 1, NULL);
         CHECK(cost_ports_back == 1, "bytes decide (1500 against 3 start-ups): k=1, not %d",
               cost_ports_back);
+        /* allgather over 4,1,1,1,1 where bytes decide: one round sends the 4-rank node's blocks
+         * to each of the 4 others (16 blocks out), k=1 13 (its own in 3 messages, one forwarded
+         * chunk of 1 block) */
+        node_cost(XCHG_ALLGATHER, 8, 5, 1, 4, 100, 1 << 20, &mostly_bytes, 0, NULL);
+        CHECK(cost_ports_back == 1, "allgather over 4,1,1,1,1, bytes decide: k=1, not %d",
+              cost_ports_back);
+        cost_ports = 4;
+        CHECK(near(node_cost(XCHG_ALLGATHER, 8, 5, 1, 4, 100, 1 << 20, &bytes, 0, NULL), 1600),
+              "allgather over 4,1,1,1,1, k=4: 16 blocks out of the 4-rank node");
+        cost_ports = 1;
+        CHECK(near(node_cost(XCHG_ALLGATHER, 8, 5, 1, 4, 100, 1 << 20, &bytes, 0, NULL), 1300),
+              "allgather over 4,1,1,1,1, k=1: 13 blocks out of the 4-rank node");
+        cost_ports = 0;
     }
     cost_ports = 1;
 }
