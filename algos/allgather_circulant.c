@@ -154,7 +154,13 @@ int xchg_allgather_circulant(xchg_ctx_t *ctx, const void *sendblock, void *recvb
         for (int i = 0; i < n; i++) {
             const xchg_circ_msg_t *m = &msgs[i];
             char *from = recv + m->start;
-            if (i > 0 && m->start == msgs[i - 1].start && m->bytes == msgs[i - 1].bytes) {
+            size_t own_at = (size_t)me * b;
+            if (m->start >= own_at && m->start + m->bytes <= own_at + b) {
+                /* a run of the own block: from sendblock, which the copy above read (the copy
+                 * in recvbuf was just written, and a peer that copies a message out of this
+                 * rank's memory takes it dirty from this core's cache: allgather_ring.c) */
+                from = (char *)sendblock + (m->start - own_at);
+            } else if (i > 0 && m->start == msgs[i - 1].start && m->bytes == msgs[i - 1].bytes) {
                 from = sends[i - 1].buf;
             } else if (m->start + m->bytes > total) {
                 size_t head = total - m->start;

@@ -23,7 +23,11 @@ int xchg_allgather_ring(xchg_ctx_t *ctx, const void *sendblock, void *recvbuf, s
         memcpy(recv + (size_t)rank * block_bytes, sendblock, block_bytes);
     for (int s = 0; s < p - 1; s++) {
         int out_block = (rank - s + p) % p, in_block = (rank - s - 1 + 2 * p) % p;
-        xchg_msg_t send = {right, recv + (size_t)out_block * block_bytes, block_bytes};
+        /* the first block out is this rank's own: from sendblock, which the copy above read
+         * (the copy in recvbuf was just written, and a peer that copies it out of this rank's
+         * memory takes it dirty from this core's cache) */
+        char *from = s == 0 ? (char *)sendblock : recv + (size_t)out_block * block_bytes;
+        xchg_msg_t send = {right, from, block_bytes};
         xchg_msg_t recvmsg = {left, recv + (size_t)in_block * block_bytes, block_bytes};
         rc = xchg_exchange(ctx, &send, 1, &recvmsg, 1);
         if (rc != MPI_SUCCESS)
