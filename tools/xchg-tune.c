@@ -21,6 +21,10 @@
  *     nodes tau_inter is the sustained rate of the two largest sizes when that is more than a
  *     quarter slower than the fit (a rate-limited link passes a burst faster than it sustains, and
  *     the relative fit favours small messages).
+ *  1a. tau_large (a rank on rank 0's node): one exchange each way between rank 0 and it of 16 KiB
+ *     and of port_bytes (below), medians; their difference per byte, where below tau, prices a
+ *     message's bytes past 16 KiB (the calibration at MPI_Init measures the same, shim/calibrate.c;
+ *     without it a table's machine line priced them at the fit's tau, up to twice what they took).
  *  1b. inject (jobs on several nodes): the ranks of rank 0's node (up to 4) send port_bytes
  *     each to ranks of other nodes at once, against one alone; inject = n t_one / t_all
  *     (measure_inject), the node's interface carrying inject messages at full speed.
@@ -96,6 +100,7 @@
 #define MAX_CANDIDATES 64
 #define PINGPONG_MAX ((size_t)4 << 20)
 #define PORTS_MAX 4
+#define LARGE_BYTES (16 << 10) /* tau_large's bytes count past this (shim/calibrate.c's LARGE) */
 
 _Static_assert(MAX_BUCKETS <= XCHG_NATIVE_MAX_POINTS, "a native curve holds every bucket");
 
@@ -596,6 +601,31 @@ static void series_add(series_t *series, double value)
     series->values[series->n++] = value;
 }
 
+/* The median of reps exchanges of `bytes` each way between rank 0 and peer, as one step of
+ * pairwise (both send at once), on rank 0 (the other ranks sleep in the barriers). */
+static int measure_pair_exchange(xchg_ctx_t *ctx, int peer, size_t bytes, int reps,
+                                 char *sendbuf, char *recvbuf, double *seconds)
+{
+    int rc = MPI_SUCCESS, in = ctx->rank == 0 || ctx->rank == peer;
+    series_t times = {NULL, 0, 0};
+    for (int r = -3; r < reps && rc == MPI_SUCCESS; r++) {
+        int other = ctx->rank == 0 ? peer : 0;
+        xchg_msg_t send = {other, sendbuf, bytes}, recv = {other, recvbuf, bytes};
+        double t0;
+        rc = tool_barrier(MPI_COMM_WORLD, !in);
+        if (rc != MPI_SUCCESS || !in)
+            continue;
+        t0 = MPI_Wtime();
+        rc = xchg_exchange(ctx, &send, 1, &recv, 1);
+        if (r >= 0 && ctx->rank == 0)
+            series_add(&times, MPI_Wtime() - t0);
+    }
+    if (ctx->rank == 0)
+        *seconds = median_of(&times);
+    free(times.values);
+    return rc;
+}
+
 /* Median seconds per call of spec (forced in-process) on comm, or -1 when timing failed
  * (reported); *wall gets the time the measurement took. */
 static double time_spec(int coll, const char *spec, size_t bytes, double budget,
@@ -953,6 +983,8 @@ typedef struct measured {
     int inject_senders;     /* ranks of rank 0's node that sent at once (0: not measured) */
     double inject_one, inject_all; /* one of them alone, all of them: seconds */
     int inject;                    /* what the table says: 0 unlimited */
+    double t_large, t_huge; /* one exchange of LARGE_BYTES and of port_bytes each way between
+                               rank 0 and same_peer: seconds (0: not measured) */
     double seconds;
 } measured_t;
 
@@ -1216,6 +1248,21 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
     if (rc != MPI_SUCCESS)
         return rc;
 
+    /* a large message's bytes past LARGE_BYTES inside a node (tau_large, as the calibration
+     * at MPI_Init measures it, shim/calibrate.c): a shared-memory transport copies once past
+     * its eager limit, and the one line of the ping-pong's fit prices those bytes above what
+     * an exchange takes (MPICH, 2 ranks on the 2-core VM: 256 KiB each way in 13 us where the
+     * fit gave 33 us one way) */
+    if (m->same_peer > 0 && m->port_bytes > LARGE_BYTES) {
+        rc = measure_pair_exchange(ctx, m->same_peer, LARGE_BYTES, opt->quick ? 20 : 40, buf,
+                                   recvbuf, &m->t_large);
+        if (rc == MPI_SUCCESS)
+            rc = measure_pair_exchange(ctx, m->same_peer, m->port_bytes, opt->quick ? 20 : 40,
+                                       buf, recvbuf, &m->t_huge);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+
     /* how many of a node's messages leave it at full speed at once */
     if (ctx->nnodes > 1) {
         rc = measure_inject(ctx, m->port_bytes, opt->quick ? 5 : 9, buf, recvbuf, m);
@@ -1258,6 +1305,14 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
             machine->port_share = m->port_share;
         }
         machine->sync = m->same.ok ? sync_from_ratio(m->sync_ratio, m->sync_ranks, machine) : 0;
+        /* used where the larger exchange was the slower and its bytes cost less than tau */
+        if (m->same.ok && m->t_large > 0 && m->t_huge > m->t_large) {
+            double tau_large = (m->t_huge - m->t_large) / (double)(m->port_bytes - LARGE_BYTES);
+            if (tau_large < machine->tau) {
+                machine->tau_large = tau_large;
+                machine->large_from = LARGE_BYTES;
+            }
+        }
     }
     free(buf);
     free(recvbuf);
@@ -1269,6 +1324,7 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
     machine->beta_inter = xchg_fit_round(machine->beta_inter);
     machine->tau_inter = xchg_fit_round(machine->tau_inter);
     machine->sync = xchg_fit_round(machine->sync);
+    machine->tau_large = xchg_fit_round(machine->tau_large);
     rc = tool_bcast(machine, (int)(sizeof *machine), MPI_BYTE, 0, MPI_COMM_WORLD);
     /* the gap at a node, as the calibration at MPI_Init measures it: every rank sends across at
        once (collective, the same value on every rank) */
@@ -1387,6 +1443,15 @@ static void describe_measurements(FILE *out, const char *prefix, const measured_
     } else {
         fprintf(out, "%sport_share: not measured; built-in %.3g\n", prefix, machine->port_share);
     }
+    if (m->t_large > 0 && m->t_huge > 0)
+        fprintf(out,
+                "%sone exchange between ranks 0 and %d, each way, of %d B: %.3g s, of %zu B: "
+                "%.3g s -> %s\n",
+                prefix, m->same_peer, LARGE_BYTES, m->t_large, m->port_bytes, m->t_huge,
+                machine->tau_large > 0 ? "tau_large" : "not below tau: no tau_large");
+    if (machine->tau_large > 0)
+        fprintf(out, "%s  tau_large=%.3g s/B (%.2f GB/s) past %.0f B\n", prefix,
+                machine->tau_large, 1e-9 / machine->tau_large, machine->large_from);
     fprintf(out, "%slocal copies (memcpy of %zu B): rho=%.3g s/B (%.2f GB/s)\n", prefix,
             m->copy_bytes, machine->rho, machine->rho > 0 ? 1e-9 / machine->rho : 0.0);
     if (machine->sync > 0)
@@ -1582,6 +1647,8 @@ int main(int argc, char **argv)
                 machine.tau, machine.rho, machine.port_share);
         if (machine.sync > 0)
             fprintf(info, " sync=%.4g", machine.sync);
+        if (machine.tau_large > 0)
+            fprintf(info, " tau_large=%.4g past %.0f B", machine.tau_large, machine.large_from);
         if (machine.beta_inter > 0 || machine.tau_inter > 0)
             fprintf(info, ", across nodes beta_inter=%.4g tau_inter=%.4g", machine.beta_inter,
                     machine.tau_inter);

@@ -37,6 +37,8 @@ enum {
     M_INJECT,
     M_SYNC,
     M_GAP_INTER,
+    M_TAU_LARGE,
+    M_LARGE_FROM,
     M_NKEYS
 };
 extern const char *const xchg_table_machine_keys[M_NKEYS];

@@ -33,7 +33,8 @@
 #define TABLE_MAX_FIELDS (3 + XCHG_NATIVE_MAX_POINTS + 1)
 
 const char *const xchg_table_machine_keys[M_NKEYS] = {
-    "beta", "tau", "rho", "port_share", "beta_inter", "tau_inter", "inject", "sync", "gap_inter"};
+    "beta",   "tau",       "rho",        "port_share", "beta_inter", "tau_inter",
+    "inject", "sync",      "gap_inter",  "tau_large",  "large_from"};
 
 void xchg_table_report_line(parse_state_t *st, int line, const char *fmt, ...)
 {
@@ -179,7 +180,7 @@ static void parse_machine(parse_state_t *st, int line, char **fields, int nfield
             st, line,
             "machine line has too many fields (expected machine beta=B tau=T rho=R "
             "port_share=S, in version 2 also beta_inter=B tau_inter=T inject=N sync=S "
-            "gap_inter=G); line skipped");
+            "gap_inter=G tau_large=T large_from=BYTES); line skipped");
         return;
     }
     for (int f = 1; f < nfields; f++) {
@@ -195,7 +196,8 @@ static void parse_machine(parse_state_t *st, int line, char **fields, int nfield
             xchg_table_report_line(
                 st, line,
                 "machine line: '%.*s%s' is not one of beta=, tau=, rho=, port_share=, "
-                "beta_inter=, tau_inter=, inject=, sync=, gap_inter=; line skipped",
+                "beta_inter=, tau_inter=, inject=, sync=, gap_inter=, tau_large=, large_from=; "
+                "line skipped",
                 XCHG_QUOTE(fields[f]));
             return;
         }
@@ -231,6 +233,8 @@ static void parse_machine(parse_state_t *st, int line, char **fields, int nfield
     machine->inject = (int)values[M_INJECT];
     machine->sync = values[M_SYNC];
     machine->gap_inter = values[M_GAP_INTER];
+    machine->tau_large = values[M_TAU_LARGE];
+    machine->large_from = values[M_LARGE_FROM];
     st->table->has_machine = 1;
     st->machine_line = line;
 }

@@ -29,7 +29,7 @@ static int machine_has_v2(const xchg_table_t *table)
     const xchg_machine_t *m = &table->machine;
     return table->has_machine &&
            (m->beta_inter != 0 || m->tau_inter != 0 || m->inject != 0 || m->sync != 0 ||
-            m->gap_inter != 0);
+            m->gap_inter != 0 || m->tau_large != 0);
 }
 
 int xchg_table_needs_v2(const xchg_table_t *table)
@@ -120,6 +120,12 @@ static void write_machine(FILE *out, const xchg_machine_t *machine)
         fprintf(out, " inject=%d", machine->inject);
     write_seconds(out, M_SYNC, machine->sync);
     write_seconds(out, M_GAP_INTER, machine->gap_inter);
+    if (machine->tau_large != 0) { /* large_from only with it, and then even when 0 */
+        char text[32];
+        write_seconds(out, M_TAU_LARGE, machine->tau_large);
+        format_double(machine->large_from, text, sizeof text);
+        fprintf(out, " %s=%s", xchg_table_machine_keys[M_LARGE_FROM], text);
+    }
     fputc('\n', out);
 }
 
