@@ -24,7 +24,7 @@
  *  1a. tau_large (a rank on rank 0's node): one exchange each way between rank 0 and it of 16 KiB
  *     and of port_bytes (below), medians; their difference per byte, where below tau, prices a
  *     message's bytes past 16 KiB (the calibration at MPI_Init measures the same, shim/calibrate.c;
- *     without it a table's machine line priced them at the fit's tau, up to twice what they took).
+ *     without it a table's machine line priced them at the fit's tau).
  *  1b. inject (jobs on several nodes): the ranks of rank 0's node (up to 4) send port_bytes
  *     each to ranks of other nodes at once, against one alone; inject = n t_one / t_all
  *     (measure_inject), the node's interface carrying inject messages at full speed.
@@ -1251,8 +1251,7 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
     /* a large message's bytes past LARGE_BYTES inside a node (tau_large, as the calibration
      * at MPI_Init measures it, shim/calibrate.c): a shared-memory transport copies once past
      * its eager limit, and the one line of the ping-pong's fit prices those bytes above what
-     * an exchange takes (MPICH, 2 ranks on the 2-core VM: 256 KiB each way in 13 us where the
-     * fit gave 33 us one way) */
+     * an exchange takes (docs/results.md, stop 47) */
     if (m->same_peer > 0 && m->port_bytes > LARGE_BYTES) {
         rc = measure_pair_exchange(ctx, m->same_peer, LARGE_BYTES, opt->quick ? 20 : 40, buf,
                                    recvbuf, &m->t_large);
