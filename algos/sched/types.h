@@ -84,10 +84,11 @@ typedef struct xchg_machine {
     double gap_inter;  /* seconds a node spends on each message that leaves it, one after
                           another (LogGP's g at the node): N messages out of one node in a round
                           cost at least N gap_inter; 0 = none */
-    /* set by the calibration at MPI_Init (shim/calibrate.c; never by a table): seconds per byte
-       of a message inside a node beyond its first large_from bytes (a shared-memory transport's
-       single copy past its eager limit), so m bytes cost m tau up to large_from and
-       large_from tau + (m - large_from) tau_large above (xchg_cost_wire); 0 = tau throughout */
+    /* measured by the calibration at MPI_Init (shim/calibrate.c) or by xchg-tune (a table's
+       tau_large= and large_from=): seconds per byte of a message inside a node beyond its
+       first large_from bytes (a shared-memory transport's single copy past its eager limit),
+       so m bytes cost m tau up to large_from and large_from tau + (m - large_from) tau_large
+       above (xchg_cost_wire); 0 = tau throughout */
     double tau_large;
     double large_from;
     /* set by xchg_machine_for for a call that spans nodes with inject > 0 (never by a table):
