@@ -100,6 +100,7 @@
 #define MAX_CANDIDATES 64
 #define PINGPONG_MAX ((size_t)4 << 20)
 #define PORTS_MAX 4
+#define CACHED_COPY (64 << 10) /* rho_cached's memcpy: source and destination in any L2 */
 #define LARGE_BYTES (16 << 10) /* tau_large's bytes count past this (shim/calibrate.c's LARGE) */
 
 _Static_assert(MAX_BUCKETS <= XCHG_NATIVE_MAX_POINTS, "a native curve holds every bucket");
@@ -977,6 +978,8 @@ typedef struct measured {
     int port_measured;
     double rho;
     size_t copy_bytes;
+    double rho_cached;   /* seconds per byte of a memcpy of CACHED_COPY, repeated (0: none) */
+    size_t cached_bytes; /* a quarter of the L2 cache (sysconf), 0 when unknown */
     double sync_ratio;      /* shm / pairwise:k=n-1, 1 B, on rank 0's node (0: not measured) */
     int sync_ranks;         /* n, that node's ranks */
     double cross_sustained; /* tau of the two largest ping-pongs across nodes (0: not used) */
@@ -1271,8 +1274,14 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
 
     /* local copies */
     m->copy_bytes = opt->quick ? ((size_t)2 << 20) : ((size_t)8 << 20);
-    if (ctx->rank == 0)
+    if (ctx->rank == 0) {
+        long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
         m->rho = measure_copy(m->copy_bytes, opt->quick ? 5 : 15);
+        /* a call's copies of up to a quarter of the core's L2 in all stay in it, source and
+         * destination, with room for what else the call touches */
+        m->cached_bytes = l2 > 0 ? (size_t)l2 / 4 : 0;
+        m->rho_cached = m->cached_bytes >= CACHED_COPY ? measure_copy(CACHED_COPY, 101) : 0;
+    }
     rc = tool_barrier(MPI_COMM_WORLD, ctx->rank != 0);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -1299,6 +1308,10 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
         }
         if (m->rho > 0)
             machine->rho = m->rho;
+        if (m->rho_cached > 0 && m->rho_cached < machine->rho) {
+            machine->rho_cached = m->rho_cached;
+            machine->cached_bytes = (double)m->cached_bytes;
+        }
         if (xchg_fit_port_share(m->t_k + 1, m->kmax, machine->beta, &m->port_share) == 0) {
             m->port_measured = 1;
             machine->port_share = m->port_share;
@@ -1324,6 +1337,7 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
     machine->tau_inter = xchg_fit_round(machine->tau_inter);
     machine->sync = xchg_fit_round(machine->sync);
     machine->tau_large = xchg_fit_round(machine->tau_large);
+    machine->rho_cached = xchg_fit_round(machine->rho_cached);
     rc = tool_bcast(machine, (int)(sizeof *machine), MPI_BYTE, 0, MPI_COMM_WORLD);
     /* the gap at a node, as the calibration at MPI_Init measures it: every rank sends across at
        once (collective, the same value on every rank) */
@@ -1453,6 +1467,12 @@ static void describe_measurements(FILE *out, const char *prefix, const measured_
                 machine->tau_large, 1e-9 / machine->tau_large, machine->large_from);
     fprintf(out, "%slocal copies (memcpy of %zu B): rho=%.3g s/B (%.2f GB/s)\n", prefix,
             m->copy_bytes, machine->rho, machine->rho > 0 ? 1e-9 / machine->rho : 0.0);
+    if (machine->rho_cached > 0)
+        fprintf(out,
+                "%slocal copies that stay in the cache (memcpy of %d B, repeated): rho_cached=%.3g "
+                "s/B (%.2f GB/s), for a call's copies of up to %zu B (a quarter of the L2)\n",
+                prefix, CACHED_COPY, machine->rho_cached, 1e-9 / machine->rho_cached,
+                m->cached_bytes);
     if (machine->sync > 0)
         fprintf(out,
                 "%sa pass through the node's shared segment (shm alltoall of 1 B on rank 0's "
@@ -1648,6 +1668,9 @@ int main(int argc, char **argv)
             fprintf(info, " sync=%.4g", machine.sync);
         if (machine.tau_large > 0)
             fprintf(info, " tau_large=%.4g past %.0f B", machine.tau_large, machine.large_from);
+        if (machine.rho_cached > 0)
+            fprintf(info, " rho_cached=%.4g up to %.0f B", machine.rho_cached,
+                    machine.cached_bytes);
         if (machine.beta_inter > 0 || machine.tau_inter > 0)
             fprintf(info, ", across nodes beta_inter=%.4g tau_inter=%.4g", machine.beta_inter,
                     machine.tau_inter);

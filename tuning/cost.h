@@ -3,7 +3,8 @@
  * algorithms for all-to-all communications in multiport message-passing systems", 1997,
  * Section 1.2):
  *     predicted time = C1 * beta + C2 * tau + (bytes copied locally) * rho,
- * with k simultaneous messages costing beta + m tau (1 + port_share (k - 1)) per round.
+ * with k simultaneous messages costing beta + m tau (1 + port_share (k - 1)) per round, and a
+ * call's local copies at rho_cached where they fit the cache (xchg_cost_copy).
  * Two levels: a call whose communicator spans nodes is priced with the inter-node constants
  * (xchg_machine_for), and a node's injection limit and the gap it spends on each message out
  * of it (LogGP's g: gap_inter) slow its rounds (xchg_cost_round).
@@ -38,6 +39,9 @@ double xchg_cost_sync(const xchg_machine_t *machine);
  * node's memory serves at full speed (tuning/cost_base.c, NODE_COPY_STREAMS, NODE_COPY_CACHED). */
 double xchg_cost_node_copies(const xchg_call_t *call, const xchg_machine_t *machine, double bytes);
 
+/* Seconds of a call's local copies of bytes in all (not through a node's segment): bytes rho,
+ * or bytes rho_cached when they are at most cached_bytes. */
+double xchg_cost_copy(const xchg_machine_t *machine, double bytes);
 /* Seconds on the wire of one message of bytes: bytes tau, with tau_large past large_from. */
 double xchg_cost_wire(const xchg_machine_t *machine, double bytes);
 /* The least seconds per byte of any message (m times it is at most xchg_cost_wire(m)): the rate

@@ -101,6 +101,13 @@ double xchg_cost_node_copies(const xchg_call_t *call, const xchg_machine_t *mach
     return (NODE_COPY_CACHED + beyond * crowd) * machine->rho;
 }
 
+double xchg_cost_copy(const xchg_machine_t *machine, double bytes)
+{
+    if (machine->rho_cached > 0 && bytes <= machine->cached_bytes)
+        return bytes * machine->rho_cached;
+    return bytes * machine->rho;
+}
+
 double xchg_cost_wire(const xchg_machine_t *machine, double bytes)
 {
     if (!(machine->tau_large > 0) || bytes <= machine->large_from)
@@ -232,7 +239,8 @@ double xchg_cost_alltoall_pairwise(const xchg_call_t *call, const xchg_machine_t
                                    xchg_params_t *params)
 {
     xchg_machine_t m = xchg_machine_for(call, machine);
-    return pairwise_rounds(call, call->block_bytes, &m, params) + (double)call->block_bytes * m.rho;
+    return pairwise_rounds(call, call->block_bytes, &m, params) +
+           xchg_cost_copy(&m, (double)call->block_bytes);
 }
 
 /* On a layout whose nodes hold consecutive ranks, a ring step sends one message out of each
@@ -250,7 +258,7 @@ double xchg_cost_allgather_ring(const xchg_call_t *call, const xchg_machine_t *m
             m.node_gap = m.gap_inter;
     }
     return (call->comm_size - 1) * xchg_cost_round(&m, 1, call->block_bytes) +
-           (double)call->block_bytes * m.rho;
+           xchg_cost_copy(&m, (double)call->block_bytes);
 }
 
 /* Upper bound from the agreed values: every round lasts as long as the largest message of
@@ -261,5 +269,5 @@ double xchg_cost_alltoallv_pairwise(const xchg_call_t *call, const xchg_machine_
 {
     xchg_machine_t m = xchg_machine_for(call, machine);
     return pairwise_rounds(call, call->max_block_bytes, &m, params) +
-           (double)call->max_block_bytes * m.rho;
+           xchg_cost_copy(&m, (double)call->max_block_bytes);
 }

@@ -36,7 +36,7 @@ static double circulant_time(int p, int k, size_t b, const xchg_machine_t *machi
     }
     t += xchg_cost_round(machine, plan.nareas, plan.last_cap);
     copied += (double)plan.last_cap;
-    return t + copied * machine->rho;
+    return t + xchg_cost_copy(machine, copied);
 }
 
 double xchg_cost_allgather_circulant(const xchg_call_t *call, const xchg_machine_t *given,
@@ -50,7 +50,7 @@ double xchg_cost_allgather_circulant(const xchg_call_t *call, const xchg_machine
 
     if (p <= 1) {
         params->nports = 1;
-        return (double)b * machine->rho;
+        return xchg_cost_copy(machine, (double)b);
     }
     if (params->nports > 0) {
         /* a given k: the schedule uses at most p - 1 ports, and so does the model */

@@ -168,7 +168,7 @@ static double hier_cost(const xchg_call_t *call, const xchg_machine_t *machine,
 {
     hier_layout_t lay;
     xchg_machine_t intra = *machine;
-    double best = INFINITY, copy = (double)b * machine->rho;
+    double best = INFINITY, copy = xchg_cost_copy(machine, (double)b);
     long longest = 1;
     int best_k = 1;
 

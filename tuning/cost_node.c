@@ -202,7 +202,7 @@ double xchg_cost_node(const xchg_call_t *call, const xchg_machine_t *machine, xc
     if (call->coll != XCHG_ALLGATHER && given <= 0)
         params->leaders = 1; /* what runs where the model has nothing to choose */
     if (p <= 1)
-        return (double)call->block_bytes * machine->rho;
+        return xchg_cost_copy(machine, (double)call->block_bytes);
     if (limit == 0)
         return INFINITY;
     if (call->coll == XCHG_ALLGATHER) {

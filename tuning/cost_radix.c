@@ -158,7 +158,7 @@ static double rounds_bound(const radix_shape_t *shape, size_t block_bytes,
 static double copies_time(const radix_shape_t *shape, size_t block_bytes,
                           const xchg_machine_t *machine)
 {
-    return shape->copied_blocks * (double)block_bytes * machine->rho;
+    return xchg_cost_copy(machine, shape->copied_blocks * (double)block_bytes);
 }
 
 /* Add v to the set list[0 .. *n) when it lies in [lo, hi] and is new. */
@@ -287,7 +287,8 @@ static double quick_bound(int p, int r, int k, size_t block_bytes, const xchg_ma
         int last_steps = (int)((p + below - 1) / below) - 1;
         rounds = (w - 1) * ((r - 2) / k + 1) + (last_steps + k - 1) / k;
     }
-    return rounds * (machine->beta + (1.0 - s) * b * tau) + b * (s * (p - 1) * tau + machine->rho);
+    return rounds * (machine->beta + (1.0 - s) * b * tau) + b * s * (p - 1) * tau +
+           xchg_cost_copy(machine, b);
 }
 
 /* Whether a radix whose times are at least `bound` can still be kept (see keep). */
@@ -354,7 +355,7 @@ double xchg_cost_alltoall_radix(const xchg_call_t *call, const xchg_machine_t *g
         /* nothing is sent: r = 2, k = 1 whatever was asked */
         params->radix = 2;
         params->nports = 1;
-        return (double)b * machine->rho;
+        return xchg_cost_copy(machine, (double)b);
     }
     /* the radices: the one given (above p it acts as p), else the candidates */
     if (params->radix > 0 || p == 2)

@@ -34,7 +34,7 @@ double xchg_cost_shm(const xchg_call_t *call, const xchg_machine_t *machine, xch
 
     (void)params;
     if (p <= 1)
-        return (double)b * machine->rho;
+        return xchg_cost_copy(machine, (double)b);
     if (limit == 0 || !xchg_shm_fits(call->coll, p, limit))
         return INFINITY;
     if (call->coll == XCHG_ALLTOALLV) {

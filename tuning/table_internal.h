@@ -39,6 +39,8 @@ enum {
     M_GAP_INTER,
     M_TAU_LARGE,
     M_LARGE_FROM,
+    M_RHO_CACHED,
+    M_CACHED_BYTES,
     M_NKEYS
 };
 extern const char *const xchg_table_machine_keys[M_NKEYS];

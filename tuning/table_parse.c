@@ -33,8 +33,9 @@
 #define TABLE_MAX_FIELDS (3 + XCHG_NATIVE_MAX_POINTS + 1)
 
 const char *const xchg_table_machine_keys[M_NKEYS] = {
-    "beta",   "tau",       "rho",        "port_share", "beta_inter", "tau_inter",
-    "inject", "sync",      "gap_inter",  "tau_large",  "large_from"};
+    "beta",      "tau",       "rho",          "port_share", "beta_inter", "tau_inter",
+    "inject",    "sync",      "gap_inter",    "tau_large",  "large_from", "rho_cached",
+    "cached_bytes"};
 
 void xchg_table_report_line(parse_state_t *st, int line, const char *fmt, ...)
 {
@@ -180,7 +181,8 @@ static void parse_machine(parse_state_t *st, int line, char **fields, int nfield
             st, line,
             "machine line has too many fields (expected machine beta=B tau=T rho=R "
             "port_share=S, in version 2 also beta_inter=B tau_inter=T inject=N sync=S "
-            "gap_inter=G tau_large=T large_from=BYTES); line skipped");
+            "gap_inter=G tau_large=T large_from=BYTES rho_cached=R cached_bytes=BYTES); line "
+            "skipped");
         return;
     }
     for (int f = 1; f < nfields; f++) {
@@ -196,8 +198,8 @@ static void parse_machine(parse_state_t *st, int line, char **fields, int nfield
             xchg_table_report_line(
                 st, line,
                 "machine line: '%.*s%s' is not one of beta=, tau=, rho=, port_share=, "
-                "beta_inter=, tau_inter=, inject=, sync=, gap_inter=, tau_large=, large_from=; "
-                "line skipped",
+                "beta_inter=, tau_inter=, inject=, sync=, gap_inter=, tau_large=, large_from=, "
+                "rho_cached=, cached_bytes=; line skipped",
                 XCHG_QUOTE(fields[f]));
             return;
         }
@@ -235,6 +237,8 @@ static void parse_machine(parse_state_t *st, int line, char **fields, int nfield
     machine->gap_inter = values[M_GAP_INTER];
     machine->tau_large = values[M_TAU_LARGE];
     machine->large_from = values[M_LARGE_FROM];
+    machine->rho_cached = values[M_RHO_CACHED];
+    machine->cached_bytes = values[M_CACHED_BYTES];
     st->table->has_machine = 1;
     st->machine_line = line;
 }

@@ -29,7 +29,7 @@ static int machine_has_v2(const xchg_table_t *table)
     const xchg_machine_t *m = &table->machine;
     return table->has_machine &&
            (m->beta_inter != 0 || m->tau_inter != 0 || m->inject != 0 || m->sync != 0 ||
-            m->gap_inter != 0 || m->tau_large != 0);
+            m->gap_inter != 0 || m->tau_large != 0 || m->rho_cached != 0);
 }
 
 int xchg_table_needs_v2(const xchg_table_t *table)
@@ -125,6 +125,12 @@ static void write_machine(FILE *out, const xchg_machine_t *machine)
         write_seconds(out, M_TAU_LARGE, machine->tau_large);
         format_double(machine->large_from, text, sizeof text);
         fprintf(out, " %s=%s", xchg_table_machine_keys[M_LARGE_FROM], text);
+    }
+    if (machine->rho_cached != 0) { /* cached_bytes only with it, and then even when 0 */
+        char text[32];
+        write_seconds(out, M_RHO_CACHED, machine->rho_cached);
+        format_double(machine->cached_bytes, text, sizeof text);
+        fprintf(out, " %s=%s", xchg_table_machine_keys[M_CACHED_BYTES], text);
     }
     fputc('\n', out);
 }

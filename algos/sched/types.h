@@ -73,6 +73,10 @@ typedef struct xchg_machine {
     double beta;       /* seconds per message start-up inside a node (one level: everywhere) */
     double tau;        /* seconds per byte on the wire inside a node (one level: everywhere) */
     double rho;        /* seconds per byte copied locally */
+    double rho_cached; /* seconds per byte of a call's local copies of at most cached_bytes in
+                          all: source and destination stay in the core's cache (xchg-tune
+                          measures both: a table's rho_cached= and cached_bytes=); 0 = rho */
+    double cached_bytes;
     double port_share; /* k messages of m bytes in flight cost beta + m tau (1 + port_share (k-1));
                           0 = perfect k-port, 1 = ports share one link */
     double beta_inter; /* seconds per message start-up between nodes; 0 = beta */

@@ -229,7 +229,7 @@ static void test_bad_lines(void)
     check_bad_line("machine beta=1e-6 tau=1e-10 rho=1e-10 gamma=1", "'gamma' is not one of");
     check_bad_line("machine beta=1e-6 beta=1e-6 rho=1e-10 port_share=1", "gives beta twice");
     check_bad_line("machine beta=1 tau=1 rho=1 port_share=1 host=x", "'host' is not one of");
-    check_bad_line("machine beta=1 tau=1 rho=1 port_share=1 a=1 b=2 c=3 d=4 e=5 f=6 g=7 h=8",
+    check_bad_line("machine beta=1 tau=1 rho=1 port_share=1 a=1 b=2 c=3 d=4 e=5 f=6 g=7 h=8 i=9 j=10",
                    "too many fields");
     check_bad_line("xchg-tuning 1", "second version line");
     /* native curves */
@@ -990,7 +990,7 @@ static void test_v2_valid(void)
         "xchg-tuning 2\n" /* 1 */
         "machine beta=1e-06 tau=1e-10 rho=5e-11 port_share=0.5 beta_inter=6e-06 "
         "tau_inter=4e-10 inject=3 sync=4e-07 gap_inter=2e-05 tau_large=4e-11 "
-        "large_from=16384\n"                                          /* 2 */
+        "large_from=16384 rho_cached=2.5e-11 cached_bytes=524288\n"  /* 2 */
         "alltoall  16  nodes=4    0-*   pairwise:k=2\n"                /* 3 */
         "alltoall  16  nodes=2-3  0-*   native\n"                      /* 4 */
         "alltoall  16  nodes=5-*  1K-*  pairwise\n"                    /* 5 */
@@ -1014,7 +1014,8 @@ static void test_v2_valid(void)
               table.machine.inject == 3 && table.machine.node_share == 0 &&
               table.machine.sync == 4e-07 && table.machine.gap_inter == 2e-05 &&
               table.machine.node_gap == 0 && table.machine.tau_large == 4e-11 &&
-              table.machine.large_from == 16384,
+              table.machine.large_from == 16384 && table.machine.rho_cached == 2.5e-11 &&
+              table.machine.cached_bytes == 524288,
           "version 2 machine line: got beta %g tau %g rho %g port_share %g beta_inter %g "
           "tau_inter %g inject %d sync %g gap_inter %g node_gap %g tau_large %g large_from %g",
           table.machine.beta, table.machine.tau, table.machine.rho, table.machine.port_share,
@@ -1119,7 +1120,8 @@ static void test_v2_bad_lines(void)
                       "tau_inter=, inject=");
     check_bad_line_in(2,
                       "machine beta=1 tau=1 rho=1 port_share=1 beta_inter=1 tau_inter=1 "
-                      "inject=1 sync=1 gap_inter=1 tau_large=1 large_from=1 x=1",
+                      "inject=1 sync=1 gap_inter=1 tau_large=1 large_from=1 rho_cached=1 "
+                      "cached_bytes=1 x=1",
                       "too many fields");
     check_bad_line_in(2, "machine beta=1 tau=1 rho=1 port_share=1 large_from=16K",
                       "bad value large_from=16K (expected a number >= 0)");
@@ -1150,6 +1152,8 @@ static void test_v2_bad_lines(void)
                       "machine line: gap_inter= needs 'xchg-tuning 2'");
     check_bad_line_in(1, "machine beta=1 tau=1 rho=1 port_share=1 tau_large=4e-11",
                       "machine line: tau_large= needs 'xchg-tuning 2'");
+    check_bad_line_in(1, "machine beta=1 tau=1 rho=1 port_share=1 rho_cached=2e-11",
+                      "machine line: rho_cached= needs 'xchg-tuning 2'");
 }
 
 /* A 100 KB value in a version 2 field: one short report quoting a prefix, with the reason. */
@@ -1253,6 +1257,8 @@ static void test_v2_round_trip(void)
     table.machine.gap_inter = 2.166e-05;
     table.machine.tau_large = 4.434e-11;
     table.machine.large_from = 16384;
+    table.machine.rho_cached = 2.478e-11;
+    table.machine.cached_bytes = 524288;
     out = open_memstream(&text, &len);
     rc = xchg_table_write(out, &table, "two levels");
     fclose(out);
@@ -1260,7 +1266,7 @@ static void test_v2_round_trip(void)
               strstr(text, "\nmachine beta=1e-06 tau=1e-10 rho=5e-11 port_share=0.5 "
                            "beta_inter=6e-06 tau_inter=3.333333333333333e-10 inject=3 "
                            "sync=4e-07 gap_inter=2.166e-05 tau_large=4.434e-11 "
-                           "large_from=16384\n") &&
+                           "large_from=16384 rho_cached=2.478e-11 cached_bytes=524288\n") &&
               strstr(text, "\n# collective procs   nodes     bytes         algorithm") &&
               strstr(text, "\nalltoall     16      nodes=4   *             pairwise:k=2\n") &&
               strstr(text, "\nalltoall     2-15    nodes=2-* 1K-*          native\n") &&
@@ -1275,7 +1281,9 @@ static void test_v2_round_trip(void)
               back.machine.tau_inter == table.machine.tau_inter && back.machine.inject == 3 &&
               back.machine.gap_inter == table.machine.gap_inter &&
               back.machine.tau_large == table.machine.tau_large &&
-              back.machine.large_from == table.machine.large_from,
+              back.machine.large_from == table.machine.large_from &&
+              back.machine.rho_cached == table.machine.rho_cached &&
+              back.machine.cached_bytes == table.machine.cached_bytes,
           "version 2 round trip machine: expected %.17g %.17g 3 %.17g, got %.17g %.17g %d %.17g",
           table.machine.beta_inter, table.machine.tau_inter, table.machine.gap_inter,
           back.machine.beta_inter, back.machine.tau_inter, back.machine.inject,
