@@ -1275,7 +1275,11 @@ static int measure_machine(xchg_ctx_t *ctx, const options_t *opt, measured_t *m,
     /* local copies */
     m->copy_bytes = opt->quick ? ((size_t)2 << 20) : ((size_t)8 << 20);
     if (ctx->rank == 0) {
+#ifdef _SC_LEVEL2_CACHE_SIZE
         long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#else
+        long l2 = 0; /* unknown: no rho_cached */
+#endif
         m->rho = measure_copy(m->copy_bytes, opt->quick ? 5 : 15);
         /* a call's copies of up to a quarter of the core's L2 in all stay in it, source and
          * destination, with room for what else the call touches */
