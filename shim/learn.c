@@ -26,7 +26,9 @@
  * call's: the call's own time is from the last rank's start to the last rank's end. When every
  * rank runs on one machine their monotonic clocks are one clock, and at a probe's last call the
  * ranks agree on the latest start and the latest end of each timed call (one xchg_agree_max of
- * up to 8 values); the probe's time is the median over its calls of latest end - latest start.
+ * up to 12 values and the carried ones below); the probe's time is the median over its calls of
+ * latest end - latest start (over each probe's calls apart, where a chained probe and native's
+ * share the agreement: learn_policy.c, the chain).
  * Across machines clocks differ, so a timed call starts with a barrier of the channel
  * (xchg_learn_start) and its time is the slowest rank's from there; the probe's time is the
  * median over its calls (the least of the ranks' own times, without a barrier, read a
@@ -72,6 +74,9 @@
 
 #define LEARNED_MAX 1024     /* shapes' verdicts kept for the cache and XCHG_LEARN=FILE */
 #define TEST_DRIFT_FACTOR 100.0 /* XCHG_TEST_DRIFT=1: watched times are taken this many times */
+
+/* one agreement: a start and an end per timed call, and the three carried values */
+_Static_assert(2 * XCHG_LP_AGREED_MAX + 3 <= XCHG_AGREE_MAX, "an agreement's values");
 
 static xchg_rule_t learned[LEARNED_MAX];
 static int nlearned;
@@ -466,14 +471,17 @@ static int agree(xchg_ctx_t *ctx, uint64_t *vals, int n, carried_t *c)
     return rc;
 }
 
-/* The agreed time of n timed calls (file header, timing); *c as agree() says. */
-static int agree_time(xchg_ctx_t *ctx, const xchg_shape_t *s, int n, double *agreed,
-                      carried_t *c)
+/* The agreed times of the timed calls in ngroups groups of counts[g] consecutive samples (file
+ * header, timing): agreed[g], the median of group g; *c as agree() says. */
+static int agree_time(xchg_ctx_t *ctx, const xchg_shape_t *s, const int *counts, int ngroups,
+                      double *agreed, carried_t *c)
 {
-    double durations[XCHG_LP_SAMPLES];
-    uint64_t vals[2 * XCHG_LP_SAMPLES + 3];
-    int rc;
+    double durations[XCHG_LP_AGREED_MAX];
+    uint64_t vals[2 * XCHG_LP_AGREED_MAX + 3];
+    int rc, n = 0;
 
+    for (int g = 0; g < ngroups; g++)
+        n += counts[g];
     if (ctx->one_clock) { /* latest start, latest end of each call */
         for (int k = 0; k < n; k++) {
             vals[2 * k] = to_ns(s->starts[k]);
@@ -483,28 +491,28 @@ static int agree_time(xchg_ctx_t *ctx, const xchg_shape_t *s, int n, double *agr
         for (int k = 0; k < n; k++)
             durations[k] = vals[2 * k + 1] > vals[2 * k] ? (vals[2 * k + 1] - vals[2 * k]) * 1e-9
                                                          : 1e-9;
-        qsort(durations, (size_t)n, sizeof *durations, cmp_double);
-        *agreed = durations[n / 2];
-        return rc;
+    } else {
+        for (int k = 0; k < n; k++) /* the slowest rank's time of each call, from the barrier */
+            vals[k] = to_ns(s->ends[k] > s->starts[k] ? s->ends[k] - s->starts[k] : 1e-9);
+        rc = agree(ctx, vals, n, c);
+        for (int k = 0; k < n; k++)
+            durations[k] = vals[k] * 1e-9;
     }
-    for (int k = 0; k < n; k++) /* the slowest rank's time of each call, from the barrier */
-        vals[k] = to_ns(s->ends[k] > s->starts[k] ? s->ends[k] - s->starts[k] : 1e-9);
-    rc = agree(ctx, vals, n, c);
-    for (int k = 0; k < n; k++)
-        durations[k] = vals[k] * 1e-9;
-    qsort(durations, (size_t)n, sizeof *durations, cmp_double);
-    *agreed = durations[n / 2];
+    for (int g = 0, at = 0; g < ngroups; at += counts[g], g++) {
+        qsort(durations + at, (size_t)counts[g], sizeof *durations, cmp_double);
+        agreed[g] = durations[at + counts[g] / 2];
+    }
     return rc;
 }
 
 /* A watched call's agreement: the watch's verdict, and a new round when it drifted. */
 static int watch_done(xchg_ctx_t *ctx, xchg_shape_t *s)
 {
-    int winner = s->lp.winner, rc;
+    int winner = s->lp.winner, rc, count = XCHG_LP_SAMPLES;
     double agreed, winner_s = s->lp.winner_s, rival_s = s->lp.rival_s;
     carried_t carried = {0};
 
-    rc = agree_time(ctx, s, XCHG_LP_SAMPLES, &agreed, &carried);
+    rc = agree_time(ctx, s, &count, 1, &agreed, &carried);
     if (rc != MPI_SUCCESS)
         return rc;
     if (xchg_lp_watch_done(&s->lp, agreed)) {
@@ -519,15 +527,16 @@ int xchg_learn_record(xchg_ctx_t *ctx, int slot, double start, double end)
 {
     xchg_learning_t *dom = ctx->shim->learning;
     xchg_shape_t *s = &dom->shapes[slot];
-    int probing = s->lp.phase == XCHG_LP_PROBING, rc, n, k = s->step.sample, winner;
-    double agreed, seconds = end - start;
+    int probing = s->lp.phase == XCHG_LP_PROBING, rc, k = s->step.sample, winner, groups;
+    int counts[2];
+    double agreed[2], seconds = end - start;
     carried_t carried = {0};
 
     if (probing && s->lp.round_calls <= 1) /* the round's first call: not counted */
         s->round_local = 0.0;
     else if (probing)
         s->round_local += end > s->entered ? end - s->entered : 0.0;
-    if (!s->step.timed || k < 0 || k >= XCHG_LP_SAMPLES)
+    if (!s->step.timed || k < 0 || k >= XCHG_LP_AGREED_MAX)
         return MPI_SUCCESS;
     if (xchg_config.test_skew) /* a different distortion on every rank and candidate */
         seconds *= 1.0 + (double)((ctx->rank * 7 + s->step.cand * 3) % 5);
@@ -539,9 +548,11 @@ int xchg_learn_record(xchg_ctx_t *ctx, int slot, double start, double end)
         return MPI_SUCCESS;
     if (!probing)
         return watch_done(ctx, s);
-    n = xchg_lp_probe_samples(&s->lp);
+    groups = xchg_lp_agreed_samples(&s->lp, counts);
+    for (int g = 0; g < groups; g++)
+        counts[g] = counts[g] > 0 ? counts[g] : 1;
     carried.round = s->round_local;
-    rc = agree_time(ctx, s, n > 0 ? n : 1, &agreed, &carried);
+    rc = agree_time(ctx, s, counts, groups, agreed, &carried);
     if (rc != MPI_SUCCESS)
         return rc;
     xchg_lp_probe_done(&s->lp, agreed, carried.previous, carried.sync, carried.round);

@@ -170,8 +170,8 @@ typedef struct xchg_shape {
     xchg_lp_step_t step;                /* what the shape's last call did */
     int pending;                        /* step was taken by xchg_learn_tick for the selection
                                            that follows in the same call */
-    double starts[XCHG_LP_SAMPLES];     /* this rank's timed calls of the probe or watch: */
-    double ends[XCHG_LP_SAMPLES];       /* when each began and ended (xchg_learn_clock) */
+    double starts[XCHG_LP_AGREED_MAX];  /* this rank's timed calls of the probe (or chained */
+    double ends[XCHG_LP_AGREED_MAX];    /* probes) or watch: when each began and ended */
     double entered;                     /* when this rank's latest call of it began */
     double round_local;                 /* this rank's time in the probe round's calls after
                                            its first, each from entry to exit */

@@ -55,6 +55,26 @@
  * would run anyway), agreed at each probe's end, is charged where it says more. A first round
  * that its allowance cut short is followed by a second, with an allowance of its own, after
  * budget_calls calls (settle()).
+ *
+ * Pacing: the allowance grows with the shape's calls, budget_share of the reference for each
+ * call made by the end of the probe it would pay for, up to budget_calls of them; so over any
+ * of a shape's first calls, not only its first budget_calls, the probes after native cost at
+ * most that share (the round's first probe and native's are made whatever they cost: the first
+ * runs what the call would run anyway, native is the reference). A program makes each shape a
+ * handful of times (an FFT benchmark 8 transposes of one size): a third candidate probed in its
+ * first ten calls, with its agreement, cost more than any gain those calls could see, where the
+ * same probe after budget_calls calls is paid for (the second round).
+ *
+ * The chain: the round's first probe and native's share one agreement when both are expected
+ * cheaper than a dear call (dear_s) and native is priced within chain_within of the first. The
+ * first probe's last call then ends without one, native's probe follows at once, sized by what
+ * the first is expected to take (fit_native), and native's last call agrees on the timed calls
+ * of both, in two groups (xchg_lp_agreed_samples). On one node at 2 ranks an agreement costs
+ * about what two to five calls of 1 B do, and across machines (an allreduce of a few values
+ * between nodes) about a call of 1 B. The agreement after the first probe is worth its cost
+ * where the first's measured time changes native's probe: a native priced far above the first
+ * is timed by one call when the first proves as fast as priced, which matters for dear calls
+ * (an alltoallv of 33 MB: native 60 ms a call against 11); those keep it.
  */
 #include <limits.h>
 #include <math.h>
@@ -85,6 +105,8 @@ const xchg_lp_constants_t xchg_lp_constants = {
     .span = 3.0,           /* the models' error between xchg algorithms is tens of percent */
     .dear_link = 2.0,      /* one machine's emulated nodes measure about 1 (start-ups through one
                             * memory); a network's are several times shared memory's */
+    .chain_within = 2.0,   /* past twice the first, native's probe is worth sizing by the first's
+                            * measured time (fit_native: one cold call) */
 };
 
 #define C xchg_lp_constants
@@ -210,9 +232,30 @@ static void begin_probe(xchg_lp_t *lp, int c, double expect)
     lp->probe_calls = lp->probe_warmup + samples_for(expect);
 }
 
-int xchg_lp_probe_samples(const xchg_lp_t *lp)
+/* The current probe's timed calls. */
+static int probe_samples(const xchg_lp_t *lp)
 {
     return lp->probe_calls - lp->probe_warmup;
+}
+
+int xchg_lp_agreed_samples(const xchg_lp_t *lp, int counts[2])
+{
+    if (lp->chained > 0) {
+        counts[0] = lp->chained;
+        counts[1] = probe_samples(lp);
+        return 2;
+    }
+    counts[0] = probe_samples(lp);
+    return 1;
+}
+
+/* Whether the round's first probe, `first`, chains into native's (file header, the chain): both
+ * expected cheaper than a dear call, native within chain_within of the first. */
+static int chain_worth(const xchg_lp_t *lp, int first)
+{
+    double f = expected(lp, first), n = expected(lp, 0);
+    return first != 0 && lp->ncand > 1 && !(lp->cand[0].measured > 0) && f > 0 && f < C.dear_s &&
+           n > 0 && n <= C.chain_within * f;
 }
 
 /* A round's first probe: the winner when relearning, else the models' choice. */
@@ -230,11 +273,13 @@ static void begin_round(xchg_lp_t *lp, int first)
     lp->deferred = 0;
     lp->overrun = 0;
     lp->native_cold = 0;
+    lp->chained = 0;
     lp->rounds++;
     for (int c = 0; c < lp->ncand; c++)
         lp->cand[c].skipped = 0;
     lp->winner = first;
     begin_probe(lp, first, expected(lp, first));
+    lp->chain = chain_worth(lp, first);
 }
 
 void xchg_lp_start(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first)
@@ -260,6 +305,7 @@ void xchg_lp_start_known(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, i
     lp->phase = XCHG_LP_SETTLED;
     lp->winner = winner >= 0 && winner < lp->ncand ? winner : 0;
     lp->known = 1;
+    lp->chain = 0;
     lp->relearn = 0;
     lp->countdown = C.relearn_known;
     lp->watch_every = 0;
@@ -322,13 +368,21 @@ static void settle(xchg_lp_t *lp)
     lp->watch_in = lp->watch_every;
 }
 
+/* The allowance of a probe of `calls` calls that would begin now (file header): budget_share
+ * of the reference over the shape's calls by the probe's end, up to budget_calls of them. */
+static double allowance(const xchg_lp_t *lp, double ref, int calls)
+{
+    unsigned by_end = lp->calls + (unsigned)calls;
+    unsigned window = (unsigned)C.budget_calls;
+    return C.budget_share * ref * (by_end < window ? by_end : window);
+}
+
 /* The next probe of the round, or -1: native first when not yet measured, then the others by
  * expected time, each unless hopeless or its expected excess and agreement overrun what is left
  * of the allowance. */
 static int next_probe(xchg_lp_t *lp, int first, double *expect)
 {
-    double best = best_measured(lp), ref = reference(lp, first);
-    double allowance = C.budget_share * C.budget_calls * ref - cost_so_far(lp, ref);
+    double best = best_measured(lp), ref = reference(lp, first), spent = cost_so_far(lp, ref);
     int pick = -1;
 
     if (lp->cand[0].measured == 0 && !lp->cand[0].skipped) {
@@ -347,7 +401,7 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
         calls = (e > 0 && e >= C.dear_s ? 0 : 1) + samples_for(e);
         cost = calls * (e - ref) + probe_overhead(lp, samples_for(e)); /* < 0: a gain */
         hopeless = e > 0 && best > 0 && e >= C.hopeless * best;
-        if (!lp->probe_all && (hopeless || (cost > 0 && cost > allowance))) {
+        if (!lp->probe_all && (hopeless || (cost > 0 && cost > allowance(lp, ref, calls) - spent))) {
             lp->cand[c].skipped = 1;
             lp->overrun |= !hopeless;
             continue;
@@ -372,7 +426,7 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
  * runs (the MPI library sets a communicator up in its first calls: MPICH's alltoallv of 128 KiB
  * at 2 ranks took 53, 20, then 10 us), so a round that settles against it is checked again after
  * recheck_cold calls, where native gets native_warmup untimed calls and one timed call. */
-static void fit_native(xchg_lp_t *lp, double expect, double ref)
+static void fit_native(xchg_lp_t *lp, double expect, double ref, double best)
 {
     double allowance =
         C.budget_share * C.budget_calls * ref - cost_so_far(lp, ref) - lp->agree_s;
@@ -382,7 +436,7 @@ static void fit_native(xchg_lp_t *lp, double expect, double ref)
         calls = allowance > 0 ? (int)(allowance / excess) : 1;
     if (calls < lp->probe_calls)
         lp->probe_calls = calls < 1 ? 1 : calls;
-    if (lp->probe_calls < 2 || (expect > 0 && expect > 2 * best_measured(lp))) {
+    if (lp->probe_calls < 2 || (expect > 0 && expect > 2 * best)) {
         int dear = expect > 0 && expect >= C.dear_s, cold = !dear && lp->rounds <= 1;
         lp->probe_warmup = dear || cold ? 0 : C.native_warmup;
         lp->probe_calls = lp->probe_warmup + 1;
@@ -398,11 +452,24 @@ static void fit_native(xchg_lp_t *lp, double expect, double ref)
     }
 }
 
-void xchg_lp_probe_done(xchg_lp_t *lp, double seconds, double agree_s, double sync_s,
+/* The chained first probe's last call ran: native's probe follows at once, sized by what the
+ * first is expected to take (its measurement comes with native's). */
+static void chain_native(xchg_lp_t *lp)
+{
+    double first = expected(lp, lp->current), expect = expected(lp, 0);
+    lp->chain = 0;
+    lp->chain_cand = lp->current;
+    lp->chain_calls = lp->probe_calls;
+    lp->chained = probe_samples(lp);
+    begin_probe(lp, 0, expect);
+    fit_native(lp, expect, first, first);
+}
+
+void xchg_lp_probe_done(xchg_lp_t *lp, const double *seconds, double agree_s, double sync_s,
                         double round_s)
 {
     int first = lp->winner; /* during a round: its first probe */
-    double ref, expect = 0.0;
+    double ref, expect = 0.0, t;
     int next;
 
     if (lp->phase != XCHG_LP_PROBING)
@@ -413,17 +480,29 @@ void xchg_lp_probe_done(xchg_lp_t *lp, double seconds, double agree_s, double sy
         lp->sync_s = sync_s;
     if (round_s > 0)
         lp->round_s = round_s;
-    if (lp->agreements == 0) { /* the round's first probe: what runs anyway (cost_so_far) */
+    if (lp->chained > 0) { /* the round's first probe, agreed with native's */
+        t = *seconds++;
+        lp->first_calls = lp->chain_calls;
+        /* its calls after the round's first, at its median: the round's time then, which
+         * only this agreement's sum, over native's calls too, would have told */
+        lp->first_s = (lp->chain_calls - 1) * t;
+        lp->first_synced = lp->chained;
+        lp->synced += lp->chained;
+        lp->cand[lp->chain_cand].measured = t > 0 ? t : 1e-9;
+        lp->chained = 0;
+    } else if (lp->agreements == 0) { /* the round's first probe: what runs anyway
+                                         (cost_so_far) */
         lp->first_calls = lp->round_calls;
         lp->first_s = lp->round_s;
-        lp->first_synced = xchg_lp_probe_samples(lp);
+        lp->first_synced = probe_samples(lp);
     }
+    t = *seconds;
     lp->agreements++;
-    lp->synced += xchg_lp_probe_samples(lp);
-    lp->cand[lp->current].measured = seconds > 0 ? seconds : 1e-9;
+    lp->synced += probe_samples(lp);
+    lp->cand[lp->current].measured = t > 0 ? t : 1e-9;
     ref = reference(lp, first);
-    if (lp->current != first && seconds > ref)
-        lp->spent += lp->probe_calls * (seconds - ref);
+    if (lp->current != first && t > ref)
+        lp->spent += lp->probe_calls * (t - ref);
     next = next_probe(lp, first, &expect);
     if (next < 0) {
         settle(lp);
@@ -431,7 +510,7 @@ void xchg_lp_probe_done(xchg_lp_t *lp, double seconds, double agree_s, double sy
     }
     begin_probe(lp, next, expect);
     if (next == 0)
-        fit_native(lp, expect, ref);
+        fit_native(lp, expect, ref, best_measured(lp));
 }
 
 /* A new round of probes; candidates far slower than the winner keep their times. */
@@ -471,10 +550,14 @@ xchg_lp_step_t xchg_lp_call(xchg_lp_t *lp)
     }
     step.cand = lp->current;
     step.timed = lp->probe_made >= lp->probe_warmup;
-    step.sample = step.timed ? lp->probe_made - lp->probe_warmup : -1;
+    step.sample = step.timed ? lp->probe_made - lp->probe_warmup + lp->chained : -1;
     lp->probe_made++;
     lp->round_calls++;
     step.agree = lp->probe_made == lp->probe_calls;
+    if (step.agree && lp->chain) { /* its agreement comes with native's */
+        step.agree = 0;
+        chain_native(lp);
+    }
     return step;
 }
 

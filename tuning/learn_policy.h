@@ -23,6 +23,7 @@
 
 #define XCHG_LP_MAX 4      /* candidates of a shape: native (cand[0]) and up to three others */
 #define XCHG_LP_SAMPLES 4  /* timed calls of a probe (3 at most) or of a watch check (4) */
+#define XCHG_LP_AGREED_MAX 6 /* timed calls one agreement covers: two chained probes of 3 */
 
 /* The constants that steer learning, each with its reason (one place: learn_policy.c). */
 typedef struct xchg_lp_constants {
@@ -51,6 +52,9 @@ typedef struct xchg_lp_constants {
     double span;             /* candidates: xchg algorithms priced within this factor of the best */
     double dear_link;        /* a start-up between nodes this many times one inside makes the
                                 node algorithm a candidate wherever it serves (xchg_lp_node_joins) */
+    double chain_within;     /* a round's first probe and native's share one agreement when the
+                                first is cheaper than dear_s and native is priced within this
+                                factor of it */
 } xchg_lp_constants_t;
 
 extern const xchg_lp_constants_t xchg_lp_constants;
@@ -75,7 +79,8 @@ typedef struct xchg_lp_step {
     int timed; /* 1: time this call (a probe's timed call, or a watched call) */
     int agree; /* 1: after this call the ranks agree on the times (xchg_lp_probe_done or
                   xchg_lp_watch_done follows) */
-    int sample; /* a probe's timed call: its index among the probe's timed calls */
+    int sample; /* a probe's timed call: its index among the timed calls that its agreement
+                   covers (a chained probe's after the first probe's: xchg_lp_agreed_samples) */
 } xchg_lp_step_t;
 
 typedef struct xchg_lp {
@@ -109,6 +114,11 @@ typedef struct xchg_lp {
                            for (not a hopeless one) */
     int native_cold;    /* this round timed native by one call without warm-up */
     unsigned rounds;    /* probe rounds begun */
+    int chain;          /* 1: the current probe (the round's first) ends without an agreement;
+                           native's probe follows at once and one agreement covers both */
+    int chained;        /* > 0: the current probe (native's) follows a chained one, whose timed
+                           calls, this many, its agreement covers first */
+    int chain_cand, chain_calls; /* that chained probe's candidate and calls */
     int probe_all;      /* testing (XCHG_TEST_PROBE_ALL, set after xchg_lp_start): probe every
                            candidate that may run, none hopeless or over the allowance */
 } xchg_lp_t;
@@ -122,13 +132,14 @@ void xchg_lp_start(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int fir
 void xchg_lp_start_known(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int winner);
 /* The next call of the shape. */
 xchg_lp_step_t xchg_lp_call(xchg_lp_t *lp);
-/* A probe's last call ran: seconds is the agreed time of its timed calls (the ranks' medians,
- * agreed); agree_s the agreed cost of an earlier agreement (the domain's latest before this
+/* A probe's last call ran: seconds[g] is the agreed time of the timed calls of group g of
+ * xchg_lp_agreed_samples (the ranks' medians, agreed): one probe's, or a chained probe's and
+ * native's (learn_policy.c, the chain); agree_s the agreed cost of an earlier agreement (the domain's latest before this
  * one, shim/learn.c), 0 when none is known; sync_s the agreed cost of the barrier that begins
  * each timed call where the ranks' clocks differ (across machines), 0 where they have none;
  * round_s the agreed time of the round's calls so far after its first (untimed ones too, each
  * from entry to exit), 0 when not measured. Settles when no candidate is left worth probing. */
-void xchg_lp_probe_done(xchg_lp_t *lp, double seconds, double agree_s, double sync_s,
+void xchg_lp_probe_done(xchg_lp_t *lp, const double *seconds, double agree_s, double sync_s,
                         double round_s);
 /* The watch's agreed time of the winner: 1 when it drifted (the shape is probed again from its
  * next call), else 0. */
@@ -154,7 +165,9 @@ int xchg_lp_node_joins(const xchg_call_t *call, const xchg_machine_t *machine, d
  * once native and at least one other candidate are measured in it; -1 before that, and when
  * the shape is settled. */
 int xchg_lp_interim(const xchg_lp_t *lp);
-/* How many timed calls a probe of the current candidate has (for the caller's sample array). */
-int xchg_lp_probe_samples(const xchg_lp_t *lp);
+/* The timed calls that the probe's coming agreement covers, as groups of consecutive samples
+ * (step.sample 0 up): counts[0] the current probe's, or when it follows a chained probe that
+ * one's and counts[1] the current one's. Returns the number of groups (1 or 2). */
+int xchg_lp_agreed_samples(const xchg_lp_t *lp, int counts[2]);
 
 #endif

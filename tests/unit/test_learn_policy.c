@@ -14,7 +14,10 @@
  * native read from one cold call is probed again soon; native probed after another candidate is
  * timed by three calls after two untimed ones, so that one slow call of MPICH's does not decide;
  * where an agreement costs as much as several
- * calls, a round of the smallest calls probes only the models' choice and native; where a round's
+ * calls, a round of the smallest calls probes only the models' choice and native, which share one
+ * agreement (the chain: each read apart), and dear calls keep two; pacing leaves a third
+ * candidate of a new shape to the second round, which finds it, where the same probe with the
+ * allowance whole runs in the first; where a round's
  * calls take longer than its probes' medians say (slow first calls), the round's measured calls
  * stop it after the models' choice and native, and a second round after the first 40 calls probes
  * the candidates it left out; with noisy calls it picks the faster of two candidates 25 % apart in
@@ -42,7 +45,8 @@ typedef struct sim {
                                   them (its barriers included) */
     int round_untold;          /* 1: the policy is not told that sum (counts by medians) */
     int calls, settled_at;
-    double samples[XCHG_LP_SAMPLES];
+    double samples[XCHG_LP_AGREED_MAX];
+    int agreements;            /* agreements made */
     unsigned seed;
     double cold[XCHG_LP_MAX][4]; /* when > 0: the time of a candidate's first four calls */
     int runs[XCHG_LP_MAX];
@@ -77,21 +81,26 @@ static int sim_call(sim_t *s)
         s->round = 0.0;
     else if (probing)
         s->round += t + (step.timed ? s->sync : 0.0);
-    if (step.timed && step.sample >= 0 && step.sample < XCHG_LP_SAMPLES) {
+    if (step.timed && step.sample >= 0 && step.sample < XCHG_LP_AGREED_MAX) {
         s->samples[step.sample] = t;
         s->cost += s->sync;
     }
     if (step.agree) {
-        int n = probing ? xchg_lp_probe_samples(&s->lp) : XCHG_LP_SAMPLES;
-        double sorted[XCHG_LP_SAMPLES];
+        int counts[2] = {XCHG_LP_SAMPLES, 0};
+        int groups = probing ? xchg_lp_agreed_samples(&s->lp, counts) : 1;
+        double sorted[XCHG_LP_AGREED_MAX], medians[2];
         memcpy(sorted, s->samples, sizeof sorted);
-        qsort(sorted, (size_t)n, sizeof sorted[0], cmp_double);
+        for (int g = 0, at = 0; g < groups; at += counts[g], g++) {
+            qsort(sorted + at, (size_t)counts[g], sizeof sorted[0], cmp_double);
+            medians[g] = sorted[at + counts[g] / 2];
+        }
         s->cost += s->agree;
+        s->agreements++;
         if (probing)
-            xchg_lp_probe_done(&s->lp, sorted[n / 2], s->agree, s->sync_told,
+            xchg_lp_probe_done(&s->lp, medians, s->agree, s->sync_told,
                                s->round_untold ? 0.0 : s->round);
         else
-            xchg_lp_watch_done(&s->lp, sorted[n / 2]);
+            xchg_lp_watch_done(&s->lp, medians[0]);
     }
     if (s->settled_at == 0 && s->lp.phase == XCHG_LP_SETTLED)
         s->settled_at = s->calls;
@@ -380,34 +389,74 @@ int main(void)
     }
     /* the smallest calls, where an agreement costs five calls (MPICH, 2 ranks, 1 B: shm 0.2 us,
      * native 0.3, pairwise 0.35, the ranks' exchange of times up to 1.1 us), all priced alike by the
-     * models: the round ends after the models' choice and one cold call of native, without
-     * the two others (each would cost its calls and an agreement); with free agreements the
-     * same shape probes a third candidate, so the rule is what makes the difference */
+     * models: the models' choice chains into native (one agreement for both, native timed by
+     * three calls after two untimed ones, its times apart from the first's), and the round ends
+     * there, without the two others (each would cost its calls and an agreement) */
     {
         double truth[4] = {0.3e-6, 0.2e-6, 0.35e-6, 0.3e-6};
         double pred[4] = {0.64e-6, 0.64e-6, 0.64e-6, 0.64e-6};
-        int others = 0, free_settled;
-        sim_start(&s, 4, truth, pred, 1);
-        s.lp.cand[1].shared = 1;
-        while (s.calls < 40)
-            others += sim_call(&s) >= 2;
-        free_settled = s.settled_at;
+        int others = 0, agreed_at_settling = -1;
         sim_start(&s, 4, truth, pred, 1);
         s.lp.cand[1].shared = 1; /* shm: native is not scaled by its error */
         s.agree = 1e-6;
-        others = 0;
-        while (s.calls < 40)
+        while (s.calls < 40) {
             others += sim_call(&s) >= 2;
-        CHECK(s.lp.winner == 1 && s.settled_at <= 5 && others == 0 && free_settled > 5,
-              "dear agreements: winner %d (want 1) settled at call %d (want <= 5, and > 5 "
-              "with free agreements: %d), %d calls of the other two (want 0)", s.lp.winner,
-              s.settled_at, free_settled, others);
-        /* the allowance then holds but for the agreements of the models' choice and of native,
-         * which every round makes: two in the first round, one in the recheck of the cold
-         * native after recheck_cold calls */
-        CHECK(s.cost <= 1.10 * 40 * 0.2e-6 + 3 * s.agree + 1e-12,
-              "dear agreements: 40 calls cost %.3g us, allowance %.3g us and three agreements",
-              s.cost * 1e6, (1.10 * 40 * 0.2e-6 + 3 * s.agree) * 1e6);
+            if (agreed_at_settling < 0 && s.settled_at > 0)
+                agreed_at_settling = s.agreements;
+        }
+        CHECK(s.lp.winner == 1 && s.settled_at == 9 && agreed_at_settling == 1 && others == 0,
+              "dear agreements: winner %d (want 1) settled at call %d (want 9: 4 calls of the "
+              "first, 5 of native) after %d agreements (want 1), %d calls of the other two "
+              "(want 0)", s.lp.winner, s.settled_at, agreed_at_settling, others);
+        CHECK(fabs(s.lp.cand[0].measured - 0.3e-6) < 1e-12 &&
+                  fabs(s.lp.cand[1].measured - 0.2e-6) < 1e-12,
+              "chain: native read %.3f us (want 0.3), shm %.3f (want 0.2)",
+              s.lp.cand[0].measured * 1e6, s.lp.cand[1].measured * 1e6);
+        /* the allowance then holds but for the round's one agreement */
+        CHECK(s.cost <= 1.10 * 40 * 0.2e-6 + s.agree + 1e-12,
+              "dear agreements: 40 calls cost %.3g us, allowance %.3g us and one agreement",
+              s.cost * 1e6, (1.10 * 40 * 0.2e-6 + s.agree) * 1e6);
+    }
+    /* pacing: a candidate beyond the models' choice and native is probed only when the shape's
+     * calls by its probe's end pay for what the round has cost with it (the allowance grows
+     * with the calls, to budget_calls of them): a short-lived shape is not spent on it. Calls of
+     * 1 us, agreements of half a call, the models pricing all alike, the third truly fastest:
+     * it is left to the second round (after the first 40 calls), which finds it */
+    {
+        double truth[4] = {1.0e-6, 0.9e-6, 0.8e-6, 0.95e-6}, pred[4] = {1e-6, 1e-6, 1e-6, 1e-6};
+        int first_third = 0;
+        sim_start(&s, 4, truth, pred, 1);
+        s.agree = 0.5e-6;
+        while (s.calls < 100)
+            if (sim_call(&s) == 2 && first_third == 0)
+                first_third = s.calls;
+        CHECK(first_third > xchg_lp_constants.budget_calls && s.lp.winner == 2,
+              "pacing: the third candidate first ran at call %d (want after %d), winner %d "
+              "(want 2)", first_third, xchg_lp_constants.budget_calls, s.lp.winner);
+        /* the same with the allowance whole from the start (a shape past its first 40 calls):
+         * the first round probes it */
+        sim_start(&s, 4, truth, pred, 1);
+        s.lp.calls = (unsigned)xchg_lp_constants.budget_calls;
+        s.agree = 0.5e-6;
+        first_third = 0;
+        while (s.calls < 40)
+            if (sim_call(&s) == 2 && first_third == 0)
+                first_third = s.calls;
+        CHECK(first_third > 0 && first_third <= 10, "pacing: with the allowance whole the third "
+              "candidate first ran at call %d (want in the first round, by call 10)", first_third);
+    }
+    /* the chain is for calls priced alike: native priced over chain_within times the models'
+     * choice is probed after the choice's own agreement, by one call (the dear tests above);
+     * a call of a millisecond or more keeps its two agreements too */
+    {
+        double truth[2] = {2e-3, 1.5e-3}, pred[2] = {2e-3, 1.5e-3};
+        int agreed_at_settling = -1;
+        sim_start(&s, 2, truth, pred, 1);
+        while (s.lp.phase == XCHG_LP_PROBING)
+            sim_call(&s);
+        agreed_at_settling = s.agreements;
+        CHECK(agreed_at_settling == 2 && s.lp.winner == 1, "no chain for dear calls: %d "
+              "agreements (want 2), winner %d", agreed_at_settling, s.lp.winner);
     }
     /* agreements dearer than a call (Open MPI, 8 ranks on 2 cores: the calls 15 to 40 us, an
      * agreement up to 63): a third candidate that the models price alike is not probed either */
@@ -463,34 +512,38 @@ int main(void)
     /* across machines every timed call begins with a barrier: the emulated cluster's skewed
      * alltoallv of 1 B (native 271 us, node 284, twophase 365, pairwise:k=7 197; priced 224,
      * 151, 330, 294; one agreement 150 us, one barrier 100 us). Charged, the round stops after
-     * the models' choice and native; free, it probes the other two as well */
+     * the models' choice and native; free, it probes the other two as well (with the allowance
+     * whole, a shape past its first 40 calls: pacing alone holds a new shape's round there) */
     {
         double truth[4] = {271e-6, 284e-6, 365e-6, 197e-6};
         double pred[4] = {224e-6, 151e-6, 330e-6, 294e-6};
         int others[2] = {0, 0};
-        for (int charged = 0; charged < 2; charged++) {
+        for (int charged = 0; charged < 3; charged++) {
             sim_start(&s, 4, truth, pred, 1);
+            if (charged < 2)
+                s.lp.calls = (unsigned)xchg_lp_constants.budget_calls;
             s.lp.cand[1].shared = 1; /* node */
             s.agree = 150e-6;
             s.sync = 100e-6;
             s.sync_told = charged ? s.sync : 0.0; /* free: the calls pay it all the same */
             while (s.calls < 40)
-                others[charged] += sim_call(&s) >= 2;
+                if (sim_call(&s) >= 2 && charged < 2)
+                    others[charged]++;
         }
         CHECK(others[1] == 0 && others[0] > 0, "barriers charged: %d calls of the other two "
               "candidates (want 0; %d when the barriers are free)", others[1], others[0]);
-        /* the charged run (the last): the allowance holds but for the two probes that every
-         * round makes, each an agreement and its timed calls' barriers */
-        CHECK(s.cost <= 1.10 * 40 * truth[0] + 2 * (s.agree + 3 * s.sync),
+        /* a new shape, charged (the last run): the allowance holds but for the two probes that
+         * every round makes, their one agreement and their timed calls' barriers */
+        CHECK(s.cost <= 1.10 * 40 * truth[0] + s.agree + 6 * s.sync,
               "barriers charged: 40 calls cost %.0f us, allowance %.0f us", s.cost * 1e6,
-              (1.10 * 40 * truth[0] + 2 * (s.agree + 3 * s.sync)) * 1e6);
+              (1.10 * 40 * truth[0] + s.agree + 6 * s.sync) * 1e6);
     }
     /* a round's calls slower than its probes' medians say: the emulated cluster's MPI_Alltoall
      * of 1 B (Open MPI, 8 ranks on 4 nodes; medians native 270 us, node 275, radix 238,
      * pairwise 297; the first call of a candidate about 800 us; one agreement
      * 100 us, one barrier 50 us). Told what the round's calls took, the round stops after the
      * models' choice and native; counting by the medians alone, it probes the other two too,
-     * and its 40 calls cost more */
+     * and its 40 calls cost more (both with the allowance whole, as above) */
     {
         double truth[4] = {270e-6, 275e-6, 238e-6, 297e-6};
         double pred[4] = {300e-6, 230e-6, 250e-6, 290e-6};
@@ -498,6 +551,7 @@ int main(void)
         int others[2] = {0, 0};
         for (int told = 0; told < 2; told++) {
             sim_start(&s, 4, truth, pred, 1);
+            s.lp.calls = (unsigned)xchg_lp_constants.budget_calls;
             s.agree = 100e-6;
             s.sync = s.sync_told = 50e-6;
             s.round_untold = !told;
