@@ -20,10 +20,10 @@
  * prediction times the geometric mean of measured / predicted over the probed candidates of its
  * kind (expected() says which), or native's where none of its kind is probed yet; a gain that
  * only native's scale promises is not counted against the probe's cost (kind_measured()).
- * Native is priced by a model of what the MPI library does, which can be off by more (MPICH's alltoallv
- * of tens of megabytes ran 5 times slower than the model's price on 2 ranks): native is probed
- * in every round whatever its prediction, and only once when it is expected to cost more than
- * twice the best.
+ * Native is priced by a model of what the MPI library does, which can be off by more (MPICH's
+ * alltoallv of tens of megabytes ran 5 times slower than the model's price on 2 ranks): native
+ * is probed in every round whatever its prediction, and only once when it is expected to cost
+ * more than twice the best.
  *
  * Set-up: a candidate whose first call must make or grow the node's shared segment to a large
  * size (shim/learn.c marks it) pays a one-time cost that no timed call sees: 1.4 ms to grow one
@@ -407,7 +407,7 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
     }
     for (int c = 1; c < lp->ncand; c++) {
         double e = expected(lp, c), cost;
-        int calls, hopeless;
+        int calls, hopeless, unsure;
         if (lp->cand[c].measured > 0 || lp->cand[c].skipped)
             continue;
         if (waits(lp, c)) {
@@ -416,10 +416,12 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
         }
         calls = (e > 0 && e >= C.dear_s ? 0 : 1) + samples_for(e);
         cost = calls * (e - ref) + probe_overhead(lp, samples_for(e)); /* < 0: a gain */
-        if (e > 0 && !kind_measured(lp, c) && cost < probe_overhead(lp, samples_for(e)))
-            cost = probe_overhead(lp, samples_for(e)); /* a gain on native's scale alone */
+        unsure = e > 0 && !kind_measured(lp, c); /* a gain on native's scale alone */
+        if (unsure && cost < probe_overhead(lp, samples_for(e)))
+            cost = probe_overhead(lp, samples_for(e));
         hopeless = e > 0 && best > 0 && e >= C.hopeless * best;
-        if (!lp->probe_all && (hopeless || (cost > 0 && cost > allowance(lp, ref, calls) - spent))) {
+        if (!lp->probe_all &&
+            (hopeless || ((cost > 0 || unsure) && cost > allowance(lp, ref, calls) - spent))) {
             lp->cand[c].skipped = 1;
             lp->overrun |= !hopeless;
             continue;
