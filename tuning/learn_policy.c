@@ -216,14 +216,11 @@ static double expected(const xchg_lp_t *lp, int c)
 }
 
 /* Whether a candidate of c's kind has been measured, so that c's expected time rests on its
- * own kind's error (expected()); where it rests on native's alone, the gain it promises is not
- * counted against its probe's cost, which the allowance must then pay (next_probe). Native is
- * priced as one algorithm, xchg's message algorithms as others: Open MPI at 8 ranks on 2 cores,
- * MPI_Alltoall of 16 B, native measured 1.2 times its price and shm 3.0, and pairwise with all
- * seven messages at once, expected on native's scale 2.4 times faster than shm had measured,
- * ran 1.2 times slower (3.4 times its price); probed as an expected gain in a shape's first
- * 17 calls (4 of 6 traced runs), those calls' medians read 28.5 to 67.8 us, against 21.3 and
- * 41.6 in the two runs without it. */
+ * own kind's error (expected()); where it rests on native's alone, next_probe does not count
+ * the gain it promises. Native is priced as one algorithm, xchg's message algorithms as others:
+ * Open MPI at 8 ranks on 2 cores, MPI_Alltoall of 16 B, pairwise with all seven messages at
+ * once, expected on native's scale 2.4 times faster than shm had measured, ran 1.2 times slower
+ * (3.4 times its price; docs/design.md). */
 static int kind_measured(const xchg_lp_t *lp, int c)
 {
     double ratio;
@@ -406,7 +403,7 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
         return 0;
     }
     for (int c = 1; c < lp->ncand; c++) {
-        double e = expected(lp, c), cost;
+        double e = expected(lp, c), excess = e - ref, cost;
         int calls, hopeless, unsure;
         if (lp->cand[c].measured > 0 || lp->cand[c].skipped)
             continue;
@@ -415,10 +412,10 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
             continue;
         }
         calls = (e > 0 && e >= C.dear_s ? 0 : 1) + samples_for(e);
-        cost = calls * (e - ref) + probe_overhead(lp, samples_for(e)); /* < 0: a gain */
-        unsure = e > 0 && !kind_measured(lp, c); /* a gain on native's scale alone */
-        if (unsure && cost < probe_overhead(lp, samples_for(e)))
-            cost = probe_overhead(lp, samples_for(e));
+        unsure = e > 0 && !kind_measured(lp, c); /* its gain rests on native's scale alone */
+        if (unsure && excess < 0)
+            excess = 0.0; /* not counted: the allowance must pay for the probe */
+        cost = calls * excess + probe_overhead(lp, samples_for(e)); /* < 0: a gain */
         hopeless = e > 0 && best > 0 && e >= C.hopeless * best;
         if (!lp->probe_all &&
             (hopeless || ((cost > 0 || unsure) && cost > allowance(lp, ref, calls) - spent))) {
