@@ -46,7 +46,7 @@ static void machine_setup(void)
     if (xchg_cache_load(sizes, nnodes) && !xchg_config.table.has_machine) {
         xchg_config.machine = xchg_config.cache.machine;
         xchg_config.machine_cached = 1;
-    } else if (!xchg_config.table.has_machine && xchg_config.learn) {
+    } else if (!xchg_config.table.has_machine) { /* learning on or off: the models price */
         xchg_config.machine_measured = xchg_calibrate(node_of, size, &xchg_config.machine);
     }
     if (!xchg_config.table.has_machine && xchg_config.table.native.ncurves == 0)
