@@ -17,7 +17,7 @@
 #    XCHG_TEST_SKEW_TIMES=1: settled shapes must be learned again ("xchg: watch ... -> learn
 #    again"), on every rank at the same call (odd ranks take another path through xchg on
 #    every other call; a rank out of step would deadlock or deliver wrong bytes);
-#  - XCHG_LEARN=0: nothing is learned;
+#  - XCHG_LEARN=0: nothing is learned, and the models price with constants measured at MPI_Init;
 #  - across communicators: comm_churn makes one call of each collective on each of its 187
 #    duplicates of the world, freeing each before the next, so only learning that outlives a
 #    communicator (shim/channel.c keeps a gone channel's domain for the next one of its group)
@@ -148,10 +148,12 @@ if [ -x "$learn_prog" ]; then
     fi
     name="learn_check p=2 XCHG_LEARN=0"
     if begin_case "$name"; then
-        preloaded "$log" 2 XCHG_WAIT=yield XCHG_VERBOSE=1 XCHG_LEARN=0 -- "$learn_prog"
+        preloaded "$log" 2 XCHG_WAIT=yield XCHG_VERBOSE=1 XCHG_LEARN=0 XCHG_CACHE=0 -- "$learn_prog"
         why=$(not_passed $? "$log")
         if [ -z "$why" ] && grep -aq '^xchg: learn ' "$log"; then
             why="'xchg: learn' lines although XCHG_LEARN=0"
+        elif [ -z "$why" ] && ! grep -aqE '^xchg: cache off: .* machine .*\(measured now\)$' "$log"; then
+            why="no 'xchg: cache off: ... machine ... (measured now)' line: the models did not price with constants measured at MPI_Init"
         fi
         verdict "$name" "$log" "$why"
     fi
