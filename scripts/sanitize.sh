@@ -140,7 +140,7 @@ for mpi in $MPIS; do
         # MPICH only: 6374 communicators take a minute under ASan with Open MPI, whose own
         # communicator calls are slow there; soak makes and frees 100 on both
         # its private memory's bound raised for ASan's allocator (tests/mpi/comm_churn.c)
-        [ "$mpi" = mpich ] && run "comm_churn p=2 auto" "$mpi" asan 2 -- "$t/comm_churn" --asan-bound-kib 1024
+        [ "$mpi" = mpich ] && run "comm_churn p=2 auto" "$mpi" asan 2 -- "$t/comm_churn" --private-bound-kib 1024
         run "errors_length p=3 pairwise ring pairwise" "$mpi" asan 3 $(forced pairwise ring pairwise) -- "$t/errors_length"
         run "errors_length p=3 radix circulant twophase" "$mpi" asan 3 $(forced radix circulant twophase) -- "$t/errors_length"
         run "errors_length p=3 shm shm shm" "$mpi" asan 3 $(forced shm shm shm) -- "$t/errors_length"
