@@ -9,7 +9,10 @@
  * best, and the best with one message in flight, since the port count is what the models know
  * least; on nodes linked by a network where no gap at a node was measured, the node algorithm:
  * xchg_lp_node_joins), the decided one first. The policy then names, call by call, what runs,
- * which calls are timed, and at which call the ranks agree on the times.
+ * which calls are timed, and at which call the ranks agree on the times. Where the models are
+ * sure of their choice (xchg_lp_sure: native priced at least twice it, on calls whose bytes cost
+ * less than a start-up), the shape runs it untimed and learns only once the program has made
+ * it relearn_first times (xchg_lp_start_sure).
  *
  * The one entry point per call is advance(): every call of a shape, on whichever path it takes
  * (xchg_learn_pick through selection, or xchg_learn_tick on the memorised fast path of
@@ -233,7 +236,10 @@ static void mark_setup(const xchg_ctx_t *ctx, const xchg_call_t *call, xchg_lp_c
         cand[c].setup = dear && xchg_algos[cand[c].algo].shared_memory;
 }
 
-/* The slot of a shape: found, or a new one started with its candidates. */
+static void announce(const xchg_ctx_t *ctx, const xchg_shape_t *s, const char *what, int winner);
+
+/* The slot of a shape: found, or a new one started with its candidates (settled on the first
+ * at once where the models are sure of it: xchg_lp_sure). */
 static int shape_for(const xchg_ctx_t *ctx, xchg_learning_t *dom, const xchg_call_t *call,
                      int source, const xchg_choice_t *decided, int *hint)
 {
@@ -260,7 +266,12 @@ static int shape_for(const xchg_ctx_t *ctx, xchg_learning_t *dom, const xchg_cal
     mark_setup(ctx, call, cand, ncand);
     if (source == XCHG_FROM_CACHE)
         xchg_lp_start_known(&s->lp, cand, ncand, first);
-    else
+    else if (first > 0 && !xchg_config.test_probe_all &&
+             xchg_lp_sure(call, &xchg_config.machine, cand[0].predicted, cand[first].predicted)) {
+        xchg_lp_start_sure(&s->lp, cand, ncand, first);
+        if (xchg_config.verbose && ctx->rank == 0 && s->lp.phase == XCHG_LP_SETTLED)
+            announce(ctx, s, "sure", s->lp.winner);
+    } else
         xchg_lp_start(&s->lp, cand, ncand, first);
     s->lp.probe_all = xchg_config.test_probe_all;
     return *hint;

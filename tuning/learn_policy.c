@@ -23,7 +23,11 @@
  * Native is priced by a model of what the MPI library does, which can be off by more (MPICH's
  * alltoallv of tens of megabytes ran 5 times slower than the model's price on 2 ranks): native
  * is probed in every round whatever its prediction, and only once when it is expected to cost
- * more than twice the best.
+ * more than twice the best. A shape whose first the models are sure of (xchg_lp_sure: native
+ * priced at least twice it, on a call whose bytes cost less than a start-up) makes no round
+ * before relearn_first calls (xchg_lp_start_sure): there every record had the choice faster,
+ * and a short-lived shape's round was only cost (Open MPI, 8 ranks on 2 cores: MPI_Alltoall of
+ * 16 B read 1.17 times native over 15 calls with its round, 1.04 without).
  *
  * Set-up: a candidate whose first call must make or grow the node's shared segment to a large
  * size (shim/learn.c marks it) pays a one-time cost that no timed call sees: 1.4 ms to grow one
@@ -108,6 +112,8 @@ const xchg_lp_constants_t xchg_lp_constants = {
                             * memory); a network's are several times shared memory's */
     .chain_within = 2.0,   /* past twice the first, native's probe is worth sizing by the first's
                             * measured time (fit_native: one cold call) */
+    .sure = 2.0,           /* wherever native was priced twice the choice for calls of a few
+                            * bytes, the choice measured faster (xchg_lp_sure) */
 };
 
 #define C xchg_lp_constants
@@ -322,6 +328,32 @@ void xchg_lp_start_known(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, i
     lp->relearn = 0;
     lp->countdown = C.relearn_known;
     lp->watch_every = 0;
+}
+
+void xchg_lp_start_sure(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first)
+{
+    xchg_lp_start(lp, cand, ncand, first);
+    if (lp->phase != XCHG_LP_PROBING || lp->winner == 0)
+        return; /* native alone, or a first that waits for its set-up */
+    lp->phase = XCHG_LP_SETTLED;
+    lp->chain = 0;
+    lp->relearn = 0;
+    lp->countdown = C.relearn_first;
+    lp->watch_every = 0;
+}
+
+int xchg_lp_sure(const xchg_call_t *call, const xchg_machine_t *machine, double native_s,
+                 double first_s)
+{
+    double p = call->comm_size > 1 ? call->comm_size - 1 : 0, bytes;
+    if (!(first_s > 0) || !(native_s >= C.sure * first_s) || first_s == INFINITY)
+        return 0;
+    if (call->coll == XCHG_ALLTOALLV)
+        bytes = (double)(call->max_send_bytes > call->max_recv_bytes ? call->max_send_bytes
+                                                                     : call->max_recv_bytes);
+    else
+        bytes = p * (double)call->block_bytes; /* alltoall: sent and received; allgather: received */
+    return machine->beta > 0 && bytes * machine->tau < machine->beta;
 }
 
 /* The fastest probed xchg candidate (c >= 1), or -1 when none is probed. */

@@ -55,6 +55,9 @@ typedef struct xchg_lp_constants {
     double chain_within;     /* a round's first probe and native's share one agreement when the
                                 first is cheaper than dear_s and native is priced within this
                                 factor of it */
+    double sure;             /* the models are sure of their choice (xchg_lp_sure) when native is
+                                priced this many times it or more, and a rank's bytes cost less
+                                than one start-up */
 } xchg_lp_constants_t;
 
 extern const xchg_lp_constants_t xchg_lp_constants;
@@ -130,6 +133,23 @@ void xchg_lp_start(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int fir
 /* Start a shape settled on cand `winner` from a stored verdict (a cached table rule): it runs
  * unwatched and is probed after relearn_known calls. */
 void xchg_lp_start_known(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int winner);
+/* Start a shape whose first candidate the models are sure of (xchg_lp_sure): it runs unwatched,
+ * and its first round of probes begins after relearn_first calls, when the shape has shown that
+ * the program repeats it. A first that must wait for its set-up starts as xchg_lp_start does. */
+void xchg_lp_start_sure(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first);
+/* Whether the models are sure of their choice, priced first_s, against native, priced
+ * native_s: native_s is at least sure times first_s, and the bytes of the call's busiest rank
+ * cost less than one start-up inside a node at tau (machine's beta and tau). The two kinds of
+ * models, messages and copies through shared memory, share the start-up constants but not the
+ * per-byte ones (a ping-pong's tau against the copy rate rho; MPICH's single-copy transport at
+ * 64 KiB ran the message models two times pessimistic, shm's copies two times optimistic), so
+ * where the bytes cost more the ratio of the prices is not sure; where start-ups make the
+ * prices, it is their count, which the models know. Native's price for calls of a few bytes was
+ * at most its measured time in every round recorded (one node, MPICH at 2 ranks and Open MPI at
+ * 8 on 2 cores: 1.0 to 3.5 times it measured; the emulated cluster 1.1 to 1.8), so native does
+ * not run faster than the models say by the factor sure. */
+int xchg_lp_sure(const xchg_call_t *call, const xchg_machine_t *machine, double native_s,
+                 double first_s);
 /* The next call of the shape. */
 xchg_lp_step_t xchg_lp_call(xchg_lp_t *lp);
 /* A probe's last call ran: seconds[g] is the agreed time of the timed calls of group g of

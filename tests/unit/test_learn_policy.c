@@ -108,8 +108,12 @@ static int sim_call(sim_t *s)
     return step.cand;
 }
 
-/* A shape of n candidates with true and predicted times, first the models' choice. */
-static void sim_start(sim_t *s, int n, const double *truth, const double *predicted, int first)
+typedef void (*starter_t)(xchg_lp_t *, const xchg_lp_cand_t *, int, int);
+
+/* A shape of n candidates with true and predicted times, first the models' choice, started by
+ * `start` (xchg_lp_start, or xchg_lp_start_sure). */
+static void sim_start_by(sim_t *s, int n, const double *truth, const double *predicted, int first,
+                         starter_t start)
 {
     xchg_lp_cand_t cand[XCHG_LP_MAX];
     memset(s, 0, sizeof *s);
@@ -120,7 +124,12 @@ static void sim_start(sim_t *s, int n, const double *truth, const double *predic
         cand[c].predicted = predicted[c];
         s->truth[c] = truth[c];
     }
-    xchg_lp_start(&s->lp, cand, n, first);
+    start(&s->lp, cand, n, first);
+}
+
+static void sim_start(sim_t *s, int n, const double *truth, const double *predicted, int first)
+{
+    sim_start_by(s, n, truth, predicted, first, xchg_lp_start);
 }
 
 static double min2(double a, double b)
@@ -631,6 +640,67 @@ int main(void)
         s.lp.cand[3].measured = 2.5e-3;
         CHECK(xchg_lp_interim(&s.lp) == 3, "interim: %d, want 3 (2.5 ms against native's 3)",
               xchg_lp_interim(&s.lp));
+    }
+    /* the models sure (xchg_lp_sure), with prices and constants the calibration measured: the
+     * emulated cluster (3,2,2,1 ranks, 100 Mbit/s), MPI_Alltoall of 1 B, native 329.4 us against
+     * node 140.3, beta 15.2 us, tau 0.22 ns; Open MPI, 8 ranks on 2 cores, MPI_Alltoall of 256 B,
+     * native 13.91 against shm 4.55, beta 4.2 us, tau 0.257 ns. Not sure: MPICH, 2 ranks,
+     * MPI_Allgather of 64 KiB, native 17.08 against shm 5.74 (beta 0.271 us, tau 0.393 ns: its
+     * bytes cost 100 start-ups), measured 20.5 and 14.0, but at 64 KiB MPICH's single-copy
+     * transport has run the message models two times pessimistic; Open MPI's MPI_Allgather of
+     * 4 KiB (native 22.29 against shm 7.16: its 28 KiB cost 1.8 start-ups); a price 1.5 times */
+    {
+        xchg_call_t call = {.coll = XCHG_ALLTOALL, .comm_size = 8, .block_bytes = 1};
+        xchg_machine_t cluster = {.beta = 15.2e-6, .tau = 0.22e-9},
+                       openmpi = {.beta = 4.2e-6, .tau = 0.257e-9},
+                       mpich = {.beta = 0.271e-6, .tau = 0.393e-9};
+        CHECK(xchg_lp_sure(&call, &cluster, 329.4e-6, 140.3e-6), "sure: the cluster's 1 B");
+        call.block_bytes = 256;
+        CHECK(xchg_lp_sure(&call, &openmpi, 13.91e-6, 4.55e-6), "sure: Open MPI's 256 B");
+        CHECK(!xchg_lp_sure(&call, &openmpi, 13.91e-6, 9.3e-6), "sure: a price 1.5 times");
+        CHECK(!xchg_lp_sure(&call, &openmpi, 13.91e-6, INFINITY), "sure: a first that cannot run");
+        call.coll = XCHG_ALLGATHER;
+        call.block_bytes = 4096;
+        CHECK(!xchg_lp_sure(&call, &openmpi, 22.29e-6, 7.16e-6), "sure: Open MPI's 4 KiB");
+        call.comm_size = 2;
+        call.block_bytes = 65536;
+        CHECK(!xchg_lp_sure(&call, &mpich, 17.08e-6, 5.74e-6), "sure: MPICH's 64 KiB");
+        /* alltoallv: the busiest rank's bytes, not the mean block */
+        call.coll = XCHG_ALLTOALLV;
+        call.comm_size = 8;
+        call.block_bytes = 16;
+        call.max_send_bytes = 112;
+        call.max_recv_bytes = 64 << 10;
+        CHECK(!xchg_lp_sure(&call, &openmpi, 13.91e-6, 4.55e-6), "sure: a skewed alltoallv");
+        call.max_recv_bytes = 112;
+        CHECK(xchg_lp_sure(&call, &openmpi, 13.91e-6, 4.55e-6), "sure: an even alltoallv");
+    }
+    /* a sure start runs the models' choice untimed, no agreement, for 127 calls; its first round
+     * then probes native, which (the models wrong after all) wins */
+    {
+        double truth[2] = {1e-6, 3e-6}, pred[2] = {4e-6, 1e-6};
+        int probing = 0, native_before = 0, agreed_before = 0;
+        sim_start_by(&s, 2, truth, pred, 1, xchg_lp_start_sure);
+        while (s.calls < 127) {
+            native_before += sim_call(&s) == 0;
+            probing += s.lp.phase == XCHG_LP_PROBING;
+        }
+        agreed_before = s.agreements;
+        while (s.calls < 300)
+            sim_call(&s);
+        CHECK(native_before == 0 && probing == 0 && agreed_before == 0 && s.lp.winner == 0,
+              "sure start: %d native calls, %d probing and %d agreements in the first 127; "
+              "winner %d, want native", native_before, probing, agreed_before, s.lp.winner);
+        /* a first that waits for its set-up starts as any shape: native, probed at once */
+        sim_start(&s, 2, truth, pred, 1);
+        s.lp.cand[1].setup = 1;
+        {
+            xchg_lp_cand_t cand[2];
+            memcpy(cand, s.lp.cand, sizeof cand);
+            xchg_lp_start_sure(&s.lp, cand, 2, 1);
+        }
+        CHECK(s.lp.phase == XCHG_LP_PROBING && s.lp.winner == 0,
+              "sure start, set-up: phase %d winner %d", s.lp.phase, s.lp.winner);
     }
     /* native alone: settled at once, never timed */
     {
