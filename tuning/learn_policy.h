@@ -145,9 +145,9 @@ void xchg_lp_start_sure(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, in
  * 64 KiB ran the message models two times pessimistic, shm's copies two times optimistic), so
  * where the bytes cost more the ratio of the prices is not sure; where start-ups make the
  * prices, it is their count, which the models know. Native's price for calls of a few bytes was
- * at most its measured time in every round recorded (one node, MPICH at 2 ranks and Open MPI at
- * 8 on 2 cores: 1.0 to 3.5 times it measured; the emulated cluster 1.1 to 1.8), so native does
- * not run faster than the models say by the factor sure. */
+ * at most its measured time in every round recorded (measured 2.1 to 11.5 times it with MPICH at
+ * 2 ranks, 1.0 to 4.3 with Open MPI at 8 on 2 cores, 1.1 to 1.8 on the emulated cluster), so
+ * native does not run faster than the models say by the factor sure. */
 int xchg_lp_sure(const xchg_call_t *call, const xchg_machine_t *machine, double native_s,
                  double first_s);
 /* The next call of the shape. */
