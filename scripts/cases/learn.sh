@@ -18,6 +18,10 @@
 #    again"), on every rank at the same call (odd ranks take another path through xchg on
 #    every other call; a rank out of step would deadlock or deliver wrong bytes);
 #  - XCHG_LEARN=0: nothing is learned, and the models price with constants measured at MPI_Init;
+#  - the models sure (tuning/learn_policy.h, xchg_lp_sure): under a table of constants (no rules)
+#    that price native at 4 ranks 100 times `shm`, learn_check's shapes of 4 ranks start settled
+#    ("xchg: sure ...") and none is learned in its 40 calls; with 200 calls a shape (and every
+#    rank's timings distorted) the round after the 128th call settles them ("xchg: learn ...");
 #  - across communicators: comm_churn makes one call of each collective on each of its 187
 #    duplicates of the world, freeing each before the next, so only learning that outlives a
 #    communicator (shim/channel.c keeps a gone channel's domain for the next one of its group)
@@ -157,6 +161,29 @@ if [ -x "$learn_prog" ]; then
         fi
         verdict "$name" "$log" "$why"
     fi
+    # native at 4 ranks priced 20 to 40 us (start-ups of 20 us), shm 0.1 us (a pass of 0.1 us)
+    printf 'xchg-tuning 2\nmachine beta=2e-05 tau=1e-10 rho=1e-11 port_share=0 sync=1e-07\n' \
+        >"$LOGS/sure.table"
+    for calls in 40 200; do
+        name="learn_check p=4 $calls calls a shape: the models sure, no round before call 128"
+        if begin_case "$name"; then
+            preloaded "$log" 4 XCHG_WAIT=yield XCHG_VERBOSE=1 XCHG_CACHE=0 XCHG_TEST_SKEW_TIMES=1 \
+                XCHG_TUNING="$LOGS/sure.table" -- "$learn_prog" "$calls"
+            why=$(not_passed $? "$log")
+            sure=$(grep -acE '^xchg: sure (alltoall|allgather|alltoallv) p=4 block=[0-9]+-[0-9]+: .* -> shm \[' "$log")
+            learned=$(grep -acE '^xchg: learn (alltoall|allgather|alltoallv) p=4 ' "$log")
+            if [ -n "$why" ]; then
+                :
+            elif [ "$sure" -lt 3 ]; then
+                why="$sure 'xchg: sure ... p=4 ... -> shm' lines, expected one a shape of 4 ranks"
+            elif [ "$calls" -eq 40 ] && [ "$learned" -gt 0 ]; then
+                why="$learned shapes of 4 ranks learned within 40 calls although the models were sure"
+            elif [ "$calls" -eq 200 ] && [ "$learned" -lt 3 ]; then
+                why="$learned shapes of 4 ranks learned in 200 calls: no round after the 128th call"
+            fi
+            verdict "$name" "$log" "$why"
+        fi
+    done
 else
     fail "learn_check" "$learn_prog is not built"
 fi
