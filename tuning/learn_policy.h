@@ -7,14 +7,16 @@
  *
  * The model proposes, measurements correct. A shape starts with the candidates the cost models
  * rank (native always among them) and runs the models' choice first (their best priced one when
- * they see no clear win). It then probes the others
- * in the order of their predicted time, scaled by what the probes so far measured against what
- * was predicted, while a candidate can still win and the exploration allowance (a share of the
- * best time so far over the first XCHG_LP_BUDGET_CALLS calls) covers its expected cost. A probe
- * is a warm-up call and a few timed calls, fewer the dearer the call, and ends with an
- * agreement of the ranks, which the allowance pays for too. Then the shape settles
- * on the fastest (an xchg candidate must beat native by XCHG_LP_MARGIN), is watched on one call
- * in many, and is learned again after growing intervals or when the watch sees it drift.
+ * they see no clear win). It then probes the others in the order of their predicted time,
+ * scaled by what the probes so far measured against what was predicted, while a candidate can
+ * still win and the exploration allowance (a share of the best time so far over the first
+ * budget_calls calls) covers its expected cost. A probe is a warm-up call and a few timed calls,
+ * fewer the dearer the call, and ends with an agreement of the ranks, which the allowance pays
+ * for too. Then the shape settles on the fastest (an xchg candidate must beat native by the
+ * margin), is watched on one call in many, and is learned again after growing intervals or when
+ * the watch sees it drift. Where the models are sure of their choice (xchg_lp_sure), a shape
+ * starts settled on it and makes its first round only after relearn_first calls
+ * (xchg_lp_start_sure).
  */
 #ifndef XCHG_LEARN_POLICY_H
 #define XCHG_LEARN_POLICY_H
