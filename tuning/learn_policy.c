@@ -25,9 +25,10 @@
  * is probed in every round whatever its prediction, and only once when it is expected to cost
  * more than twice the best. A shape whose first the models are sure of (xchg_lp_sure: native
  * priced at least twice it, on a call whose bytes cost less than a start-up) makes no round
- * before relearn_first calls (xchg_lp_start_sure): there every record had the choice faster,
- * and a short-lived shape's round was only cost (Open MPI, 8 ranks on 2 cores: MPI_Alltoall of
- * 16 B read 1.17 times native over 15 calls with its round, 1.04 without).
+ * before relearn_first calls (xchg_lp_start_sure): there the choice measured faster in every
+ * round recorded but one probe, and a short-lived shape's round was mostly cost (Open MPI, 8
+ * ranks on 2 cores, 64 alternations: MPI_Alltoall of 16 and 256 B read 1.20 and 0.99 times
+ * native over 15 calls with its round, 1.15 and 0.87 without).
  *
  * Set-up: a candidate whose first call must make or grow the node's shared segment to a large
  * size (shim/learn.c marks it) pays a one-time cost that no timed call sees: 1.4 ms to grow one
