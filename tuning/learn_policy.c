@@ -319,41 +319,44 @@ void xchg_lp_start(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int fir
     }
 }
 
+/* A started shape settled on `winner` without a round: unwatched, probed after `countdown`
+ * calls (a stored verdict, or the models sure). */
+static void start_settled(xchg_lp_t *lp, int winner, unsigned countdown)
+{
+    lp->phase = XCHG_LP_SETTLED;
+    lp->winner = winner;
+    lp->chain = 0;
+    lp->relearn = 0;
+    lp->countdown = countdown;
+    lp->watch_every = 0;
+}
+
 void xchg_lp_start_known(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int winner)
 {
     xchg_lp_start(lp, cand, ncand, winner);
-    lp->phase = XCHG_LP_SETTLED;
-    lp->winner = winner >= 0 && winner < lp->ncand ? winner : 0;
+    start_settled(lp, winner >= 0 && winner < lp->ncand ? winner : 0, C.relearn_known);
     lp->known = 1;
-    lp->chain = 0;
-    lp->relearn = 0;
-    lp->countdown = C.relearn_known;
-    lp->watch_every = 0;
 }
 
 void xchg_lp_start_sure(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first)
 {
     xchg_lp_start(lp, cand, ncand, first);
-    if (lp->phase != XCHG_LP_PROBING || lp->winner == 0)
-        return; /* native alone, or a first that waits for its set-up */
-    lp->phase = XCHG_LP_SETTLED;
-    lp->chain = 0;
-    lp->relearn = 0;
-    lp->countdown = C.relearn_first;
-    lp->watch_every = 0;
+    if (lp->phase == XCHG_LP_PROBING && lp->winner != 0) /* not native alone, nor a first that
+                                                            waits for its set-up */
+        start_settled(lp, lp->winner, C.relearn_first);
 }
 
 int xchg_lp_sure(const xchg_call_t *call, const xchg_machine_t *machine, double native_s,
                  double first_s)
 {
-    double p = call->comm_size > 1 ? call->comm_size - 1 : 0, bytes;
-    if (!(first_s > 0) || !(native_s >= C.sure * first_s) || first_s == INFINITY)
+    double peers = call->comm_size > 1 ? call->comm_size - 1 : 0, bytes;
+    if (!(first_s > 0 && first_s < INFINITY && native_s >= C.sure * first_s))
         return 0;
     if (call->coll == XCHG_ALLTOALLV)
         bytes = (double)(call->max_send_bytes > call->max_recv_bytes ? call->max_send_bytes
                                                                      : call->max_recv_bytes);
-    else
-        bytes = p * (double)call->block_bytes; /* alltoall: sent and received; allgather: received */
+    else /* alltoall: sent and received; allgather: received */
+        bytes = peers * (double)call->block_bytes;
     return machine->beta > 0 && bytes * machine->tau < machine->beta;
 }
 
