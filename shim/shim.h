@@ -52,7 +52,8 @@ typedef struct xchg_config {
                                  shape read 100 times slower than they ran (shim/learn.c) */
     int test_probe_all;       /* XCHG_TEST_PROBE_ALL=1 (testing knob): learning probes every
                                  candidate of a round, so that the suite can make a probe of one
-                                 that the policy would skip as hopeless or too dear */
+                                 that the policy would skip as hopeless or too dear; no shape
+                                 starts sure (xchg_lp_sure) */
     int forced[XCHG_NCOLLS];  /* registry index, or XCHG_AUTO */
     xchg_params_t forced_params[XCHG_NCOLLS];
     xchg_table_t table;       /* XCHG_TUNING (empty without it) */
