@@ -18,33 +18,28 @@
  * (xchg_learn_pick through selection, or xchg_learn_tick on the memorised fast path of
  * shim/normalize.c), advances its policy state exactly once, so every rank is at the same step
  * of the same shape at the same call. A probe's calls after its first take the memorised path
- * too (a selection costs 0.2 to 0.3 us, what a whole call of 1 B costs on one node); a step
- * taken on the fast path that runs another candidate than the memorised one is left pending
- * for the selection that follows in the same call.
+ * too (a selection costs about what a whole call of 1 B does on one node); a step taken on the
+ * fast path that runs another candidate than the memorised one is left pending for the
+ * selection that follows in the same call.
  *
- * Timing: a timed call is timed by each rank from its choice to its end; on one machine with no
- * barrier (a
- * barrier before every timed call would cost the program as much again on its smallest calls).
- * A rank that arrives early waits for its peers inside the call, so no rank's own time is the
- * call's: the call's own time is from the last rank's start to the last rank's end. When every
- * rank runs on one machine their monotonic clocks are one clock, and at a probe's last call the
+ * Timing. On one machine a timed call has no barrier (one before every timed call would cost
+ * the program as much again on its smallest calls): each rank times the call from its choice to
+ * its end. A rank that arrives early waits for its peers inside the call, so no rank's own time
+ * is the call's; but the ranks' monotonic clocks are one clock, so at a probe's last call the
  * ranks agree on the latest start and the latest end of each timed call (one xchg_agree_max of
- * up to 12 values and the carried ones below); the probe's time is the median over its calls of
- * latest end - latest start (over each probe's calls apart, where a chained probe and native's
- * share the agreement: learn_policy.c, the chain).
- * Across machines clocks differ, so a timed call starts with a barrier of the channel
- * (xchg_learn_start) and its time is the slowest rank's from there; the probe's time is the
- * median over its calls (the least of the ranks' own times, without a barrier, read a
- * circulant allgather of 1 B on the emulated cluster at 46 us where its calls took 185 us:
- * the last rank to arrive found its data there already). The same goes for the watch. Every
- * agreement also carries the cost of the domain's previous one, which the policy charges to a
- * probe (learn_policy.c: for the smallest calls an agreement costs more than the probe's calls),
- * and the least of the ranks' times in the barriers since it, which the policy charges to each
- * timed call (17 to 103 us on the emulated cluster, where calls of 1 to 256 B took 150 to 470).
- * Every call of a probe round is reported, untimed ones too: each rank sums the round's calls
- * after its first, each from its entry to its exit (its barrier included), and each probe's
- * agreement carries that sum too (the least of the ranks'), which the policy charges where the
- * probes' medians say less (learn_policy.c, the allowance).
+ * up to 12 values and the carried ones below), and the probe's time is the median over its
+ * calls of latest end - latest start (over each probe's calls apart where a chained probe and
+ * native's share the agreement). Across machines clocks differ, so a timed call starts with a
+ * barrier of the channel (xchg_learn_start) and its time is the slowest rank's from there (the
+ * least of the ranks' own times would be the last arrival's, who found its data there already).
+ * The same goes for the watch.
+ *
+ * What an agreement carries besides the times, for the policy's allowance (learn_policy.c):
+ * the cost of the domain's previous agreement (for the smallest calls an agreement costs more
+ * than the probe's calls); the least of the ranks' times in the barriers since it, charged to
+ * each timed call; and the sum of the round's calls after its first, each from its entry to its
+ * exit (its barrier included; untimed calls too, which the probes' medians leave out), the
+ * least of the ranks'. The measurements behind this: docs/design.md, Learning.
  *
  * Domains: the shapes of all contexts on one channel (the same group: duplicates of one
  * communicator) are one domain, so that a program with many communicators of one group learns

@@ -1,86 +1,68 @@
 /*
- * learn_policy.c: learning's decisions (learn_policy.h), pure. The state of a shape moves
- * between two phases:
+ * learn_policy.c: learning's decisions (learn_policy.h), pure: no MPI and no clock. Every input
+ * is a value the ranks agreed (shim/learn.c), so every rank takes the same path. This header
+ * states the rules and why; the measurements behind them are in docs/design.md, "Learning".
  *
- *   PROBING  a round of probes: the models' choice first (it is what the call would run anyway),
- *            native next (the reference every xchg candidate must beat), then the others in the
- *            order of their scaled prediction. A probe is probe_warmup untimed calls and a few
- *            timed ones; after its last call the ranks agree on its time (xchg_lp_probe_done).
- *            A candidate is skipped when its scaled prediction is hopeless against the best
- *            measured time, or when its expected cost would overrun the exploration allowance.
- *            When none is left: settle.
- *   SETTLED  every call runs the winner; one in watch_every is timed, and after
- *            XCHG_LP_SAMPLES of them the ranks agree (xchg_lp_watch_done): a drift starts a new
- *            round; after countdown calls a new round starts anyway, each further one
- *            relearn_growth times later.
+ * A shape is in one of two phases:
  *
- * Scaled prediction: the models know the machine by constants that may be far off (a cluster's
- * start-up is a hundred times the built-in one), but they rank the xchg algorithms of one kind
- * among themselves far better than they price them. So a candidate's expected time is its
- * prediction times the geometric mean of measured / predicted over the probed candidates of its
- * kind (expected() says which), or native's where none of its kind is probed yet; a gain that
- * only native's scale promises is not counted against the probe's cost (kind_measured()).
- * Native is priced by a model of what the MPI library does, which can be off by more (MPICH's
- * alltoallv of tens of megabytes ran 5 times slower than the model's price on 2 ranks): native
- * is probed in every round whatever its prediction, and only once when it is expected to cost
- * more than twice the best. A shape whose first the models are sure of (xchg_lp_sure: native
- * priced at least twice it, on a call whose bytes cost less than a start-up) makes no round
- * before relearn_first calls (xchg_lp_start_sure): there the choice measured faster in every
- * round recorded but one probe, and a short-lived shape's round was mostly cost (Open MPI, 8
- * ranks on 2 cores, 64 alternations: MPI_Alltoall of 16 and 256 B read 1.20 and 0.99 times
- * native over 15 calls with its round, 1.15 and 0.87 without).
+ *   PROBING  a round of probes. A probe is probe_warmup untimed calls and a few timed ones of
+ *            one candidate; after its last call the ranks agree on its time
+ *            (xchg_lp_probe_done), and next_probe picks the following one or settles.
+ *   SETTLED  every call runs the winner. One call in watch_every is timed; XCHG_LP_SAMPLES of
+ *            them make a watch check (xchg_lp_watch_done), and a drift starts a new round.
+ *            After countdown calls a new round starts anyway, each later one relearn_growth
+ *            times later, up to relearn_max.
  *
- * Set-up: a candidate whose first call must make or grow the node's shared segment to a large
- * size (shim/learn.c marks it) pays a one-time cost that no timed call sees: 1.4 ms to grow one
- * to 2 MiB on a 2-core VM, where the calls cost tens of microseconds. A shape that is
- * made a few times never pays it back (HPCC's MPIFFT times one FFT, whose three all-to-alls were
- * the program's first of their size), so such a candidate waits until the shape's setup_after-th
- * call: it is not the round's first probe, the round settles without it and starts again at that
- * call, and a stored verdict for it runs native until then.
+ * A shape starts in a round (xchg_lp_start), or settled without one: on a stored verdict
+ * (xchg_lp_start_known) or on a choice the models are sure of (xchg_lp_start_sure); both make
+ * their first round after relearn_first or relearn_known calls.
  *
- * The allowance: over the first budget_calls calls of a shape, probes may cost at most
- * budget_share of that many calls of the reference, the better of native and the models'
- * choice as measured (what a user would get without learning, or with the models alone). A
- * probe's cost is its calls times its excess over the reference, plus its agreement: the ranks'
- * exchange of their times at its end, which no program without learning makes. An agreement
- * costs about the same whatever the shape (ceil(log2 p) rounds of a few bytes), so for the
- * smallest calls it is the dearest part of a probe: 0.3 to 1.1 us on MPICH at 2 ranks, where a
- * call of 1 B through shared memory takes 0.2 us, and 1 to 63 us with Open MPI at 8 ranks on 2
- * cores, where the calls take 15 to 40 (2-core VM). Its cost is measured (shim/learn.c carries
- * each agreement's time in the next one) and reaches the policy agreed; until it is known it
- * counts as nothing. With it, a round of the smallest calls ends after the models' choice and
- * native, and native is then timed by one cold call (fit_native). Across machines, where the
- * ranks' clocks differ, every timed call also begins with a barrier (shim/learn.c); its cost,
- * measured the same way and known from the round's first agreement, is charged per timed call.
- * Counted so, from the probes' medians, a round's cost leaves out its warm-up calls and its
- * calls slower than the median: on the emulated cluster (Open MPI, 8 ranks on 4 nodes) a round
- * of MPI_Alltoall of 1 B probed all four candidates, whose medians were 238 to 297 us, in 13
- * calls; the 10 of them that the harness timed took 305 to 868 us each, their excess about
- * three times the allowance. So every call of a round is also timed from its entry to its exit,
- * and their sum (the round's first probe apart, but for its barriers: it runs what the shape
- * would run anyway), agreed at each probe's end, is charged where it says more. A first round
- * that its allowance cut short is followed by a second, with an allowance of its own, after
- * budget_calls calls (settle()).
+ * The rules of a round:
+ *  - Order. The round's first probe runs what the call would run anyway: the models' choice, or
+ *    the winner when relearning. Native comes next: it is the reference every xchg candidate
+ *    must beat. The others follow by expected time.
+ *  - Expected time. A candidate's prediction times the geometric mean of measured / predicted
+ *    over the probed candidates of its kind (messages, or copies through shared memory: the two
+ *    kinds' models rest on different constants), else over native. The models rank algorithms
+ *    of one kind far better than they price them. A gain that only native's scale promises is
+ *    not counted (kind_measured): native's model is another algorithm's.
+ *  - Samples. Timed calls per probe fall with the call's cost (samples_for): a cheap call
+ *    scatters by its own size and its samples are cheap; from dear_s up one call is a sample
+ *    worth its cost and needs no warm-up (but the shape's very first call, which pays for what
+ *    the program's buffers and the library set up once).
+ *  - Skips. A candidate expected at hopeless times the best measured is not probed, nor one
+ *    whose expected cost overruns the allowance.
+ *  - The allowance (allowance(), cost_so_far()). Over a shape's first budget_calls calls,
+ *    probing may cost budget_share of that many calls of the reference, the better of native
+ *    and the models' choice as measured. It is paced: a probe may spend only the share of the
+ *    calls made by its end, so a shape made a handful of times is not spent on a third
+ *    candidate. A probe's cost is its calls' excess over the reference, its agreement (measured
+ *    and carried by the next one) and, across machines, the barrier of each timed call; or the
+ *    round's calls as timed whole, where that says more (the medians leave out warm-ups and slow
+ *    calls). The round's first probe is not exploration: its calls are not counted, only its
+ *    barriers. A first round that the allowance cut short is followed by a second after
+ *    budget_calls calls.
+ *  - Native's probe (fit_native). Probed in every round, after native_warmup untimed calls
+ *    (the MPI library sets a communicator up in its first calls), with the timed calls the
+ *    allowance pays for. Expected at more than twice the best, or with the allowance spent, it
+ *    is timed by one call: with no warm-up where the call is dear or in the shape's first round
+ *    (a verdict against such a cold call of a cheap one is checked again after recheck_cold
+ *    calls), else after native_warmup untimed calls.
+ *  - The chain (chain_worth, chain_native). Where the first probe is expected cheaper than
+ *    dear_s and native is priced within chain_within of it, one agreement covers both: for the
+ *    smallest calls an agreement costs more than a probe's calls. Where native is priced further
+ *    off, the first's agreement stays, because its measured time sizes native's probe.
+ *  - Set-up (waits()). A candidate whose first call makes or grows the node's shared segment to
+ *    a large size pays a one-time cost that no timed call sees; it waits until the shape's
+ *    setup_after-th call, and a stored verdict for it runs native until then.
  *
- * Pacing: the allowance grows with the shape's calls, budget_share of the reference for each
- * call made by the end of the probe it would pay for, up to budget_calls of them; so over any
- * of a shape's first calls, not only its first budget_calls, the probes after native cost at
- * most that share (the round's first probe and native's are made whatever they cost: the first
- * runs what the call would run anyway, native is the reference). A program makes each shape a
- * handful of times (an FFT benchmark 8 transposes of one size): a third candidate probed in its
- * first ten calls, with its agreement, cost more than any gain those calls could see, where the
- * same probe after budget_calls calls is paid for (the second round).
+ * Settling: the fastest probed candidate wins, an xchg one only below margin times native
+ * (settle(), verdict()). A new round forgets the times but for candidates far slower than the
+ * winner (relearn()).
  *
- * The chain: the round's first probe and native's share one agreement when both are expected
- * cheaper than a dear call (dear_s) and native is priced within chain_within of the first. The
- * first probe's last call then ends without one, native's probe follows at once, sized by what
- * the first is expected to take (fit_native), and native's last call agrees on the timed calls
- * of both, in two groups (xchg_lp_agreed_samples). On one node at 2 ranks an agreement costs
- * about what two to five calls of 1 B do, and across machines (an allreduce of a few values
- * between nodes) about a call of 1 B. The agreement after the first probe is worth its cost
- * where the first's measured time changes native's probe: a native priced far above the first
- * is timed by one call when the first proves as fast as priced, which matters for dear calls
- * (an alltoallv of 33 MB: native 60 ms a call against 11); those keep it.
+ * The sure start (xchg_lp_sure): native priced at least `sure` times the models' choice, on a
+ * call whose busiest rank's bytes cost less than one start-up. There the prices are counts of
+ * start-ups, which the models know, and a round is mostly cost for a short-lived shape.
  */
 #include <limits.h>
 #include <math.h>
@@ -98,11 +80,12 @@ const xchg_lp_constants_t xchg_lp_constants = {
     .far = 4.0,            /* a candidate 4 times slower will not become the fastest */
     .relearn_first = 128,  /* a choice taken under a burst of load lasts at most this long */
     .relearn_growth = 8,   /* and a right one costs less and less */
-    .relearn_max = 1u << 21,
+    .relearn_max = 1u << 21, /* a shape made for hours is still checked now and then */
     .relearn_known = 128,  /* a stored verdict may rest on a round its program cut short or
                             * on another run's load: checked as soon as a fresh one */
     .watch_first = 17,     /* odd: the timed calls do not lock onto a cycle of the program */
-    .watch_max = 257,
+    .watch_max = 257,      /* a watch check's agreement, every 4 watched calls, stays a
+                            * negligible share of a long-lived shape's calls */
     .drift = 1.25,         /* beyond the scatter of calls of one algorithm over minutes */
     .native_warmup = 2,    /* the MPI library's first calls on a communicator set it up */
     .recheck_cold = 32,    /* soon, yet after a short-lived shape's calls */
@@ -138,12 +121,10 @@ static double best_measured(const xchg_lp_t *lp)
 /* Exploration's cost so far in this round: the probes' excess, their agreements and the
  * barriers their timed calls began with, as the probes' medians count it; or, where more, as
  * the round's calls took (round_s: warm-up calls and slow calls too, barriers included) beyond
- * that many calls of the reference `ref`. The round's first probe is not counted, as the
- * medians do not count it: it runs what the shape would run without learning (the models'
- * choice, or the winner), whose first calls pay for what it sets up (shm's first two calls of
- * MPI_Alltoall of 64 KiB at 2 ranks under MPICH took 190 and 35 us, then 10 us: counted, they
- * left native one cold call); its barriers are learning's and stay counted. Asked only after
- * a probe has ended (next_probe, fit_native), so that the first probe's part is known. */
+ * that many calls of the reference `ref`. The round's first probe is not counted: it runs what
+ * the shape would run without learning, and its first calls pay for what it sets up; its
+ * barriers are learning's and stay counted. Asked only after a probe has ended (next_probe,
+ * fit_native), so that the first probe's part is known. */
 static double cost_so_far(const xchg_lp_t *lp, double ref)
 {
     double counted = lp->spent + lp->agreements * lp->agree_s + lp->synced * lp->sync_s;
@@ -202,12 +183,10 @@ int xchg_lp_node_joins(const xchg_call_t *call, const xchg_machine_t *machine, d
     return node_s < INFINITY && node_s <= C.span * serial_s;
 }
 
-/* The expected time of candidate c: measured, else its prediction times the scale (file header):
- * measured / predicted over the probed xchg candidates of its kind (messages or shared memory:
- * the two kinds' models rest on different constants, tau and beta against the copy rate, and a
- * single-copy MPI transport can move a large message three times faster than the ping-pong of
- * 16 KiB that priced it), else over native (the reference of both kinds: the other kind's
- * error says little about this one's); 0 when unknown. */
+/* The expected time of candidate c: measured, else its prediction times the scale (file header,
+ * expected time): measured / predicted over the probed xchg candidates of its kind, else over
+ * native (the reference of both kinds: the other kind's error says little about this one's);
+ * 0 when unknown. */
 static double expected(const xchg_lp_t *lp, int c)
 {
     double ratio = 1.0;
@@ -224,10 +203,8 @@ static double expected(const xchg_lp_t *lp, int c)
 
 /* Whether a candidate of c's kind has been measured, so that c's expected time rests on its
  * own kind's error (expected()); where it rests on native's alone, next_probe does not count
- * the gain it promises. Native is priced as one algorithm, xchg's message algorithms as others:
- * Open MPI at 8 ranks on 2 cores, MPI_Alltoall of 16 B, pairwise with all seven messages at
- * once, expected on native's scale 2.4 times faster than shm had measured, ran 1.2 times slower
- * (3.4 times its price; docs/design.md). */
+ * the gain it promises: native's model prices another algorithm, whose error says little about
+ * xchg's. */
 static int kind_measured(const xchg_lp_t *lp, int c)
 {
     double ratio;
@@ -467,17 +444,15 @@ static int next_probe(xchg_lp_t *lp, int first, double *expect)
     return pick;
 }
 
-/* Native is probed in every round (file header), with as many calls as the allowance pays for
- * at its expected excess over the reference (and each call's barrier across machines), its
- * warm-up grown to native_warmup: a cheap call keeps its three timed calls where the allowance
- * pays for one call more (MPICH's MPI_Alltoall of 64 KiB at 2 ranks, probed after shm, took 33,
- * 9.5, 7.6, 11.5, then 7.3 us: a median of two timed calls read the 11.5), otherwise within
- * the same calls, one timed call fewer. When it is expected to cost more than twice
- * the best or the allowance pays for no more, it is timed once with no warm-up: a dear call
- * (dear_s up) in every round, a cheaper one in the shape's first round only, where a short-lived
- * shape cannot pay for more. Such a cold call can read native several times slower than it
- * runs (the MPI library sets a communicator up in its first calls: MPICH's alltoallv of 128 KiB
- * at 2 ranks took 53, 20, then 10 us), so a round that settles against it is checked again after
+/* Native's probe (file header): as many calls as the allowance pays for at its expected excess
+ * over the reference (and each call's barrier across machines), its warm-up grown to
+ * native_warmup: a cheap call keeps its three timed calls where the allowance pays for one call
+ * more (the MPI library's calls right after its set-up still scatter, and a median of two reads
+ * the slower), otherwise within the same calls, one timed call fewer. When it is expected to
+ * cost more than twice the best or the allowance pays for no more, it is timed once with no
+ * warm-up: a dear call (dear_s up) in every round, a cheaper one in the shape's first round
+ * only, where a short-lived shape cannot pay for more. Such a cold call can read native several
+ * times slower than it runs, so a round that settles against it is checked again after
  * recheck_cold calls, where native gets native_warmup untimed calls and one timed call. */
 static void fit_native(xchg_lp_t *lp, double expect, double ref, double best)
 {

@@ -143,13 +143,9 @@ void xchg_lp_start_sure(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, in
  * native_s: native_s is at least sure times first_s, and the bytes of the call's busiest rank
  * cost less than one start-up inside a node at tau (machine's beta and tau). The two kinds of
  * models, messages and copies through shared memory, share the start-up constants but not the
- * per-byte ones (a ping-pong's tau against the copy rate rho; MPICH's single-copy transport at
- * 64 KiB ran the message models two times pessimistic, shm's copies two times optimistic), so
- * where the bytes cost more the ratio of the prices is not sure; where start-ups make the
- * prices, it is their count, which the models know. Native's price for calls of a few bytes was
- * at most its measured time in every round recorded (measured 2.1 to 11.5 times it with MPICH at
- * 2 ranks, 1.0 to 4.3 with Open MPI at 8 on 2 cores, 1.1 to 1.8 on the emulated cluster), so
- * native does not run faster than the models say by the factor sure. */
+ * per-byte ones, so where the bytes cost more the ratio of the prices is not sure; where
+ * start-ups make the prices, it is their count, which the models know. (The measurements behind
+ * the factor: docs/design.md, Learning.) */
 int xchg_lp_sure(const xchg_call_t *call, const xchg_machine_t *machine, double native_s,
                  double first_s);
 /* The next call of the shape. */
@@ -166,9 +162,9 @@ void xchg_lp_probe_done(xchg_lp_t *lp, const double *seconds, double agree_s, do
 /* The watch's agreed time of the winner: 1 when it drifted (the shape is probed again from its
  * next call), else 0. */
 int xchg_lp_watch_done(xchg_lp_t *lp, double seconds);
-/* Touch once, at the library's start, what the policy's first decisions need: the first log()
- * of a process took 17 us on the 2-core VM (libm's code and tables faulted in), as long as 50
- * calls of 1 B that a probe's decision would otherwise pay in the middle of a program. */
+/* Touch once, at the library's start, what the policy's first decisions need: a process's
+ * first log() faults libm's code and tables in, which costs as much as tens of calls of 1 B and
+ * would otherwise fall on a probe's decision in the middle of a program. */
 void xchg_lp_warm(void);
 /* Whether the node algorithm, priced node_s, joins a new shape's candidates although the models
  * rank it below those within span of the best: when call spans nodes, a start-up between nodes
