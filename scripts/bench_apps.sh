@@ -41,7 +41,11 @@
 #   --apps LIST          radix_sort,fft3d,hpcc (default all that the MPI can run)
 #   --keys K             radix_sort's keys per rank (default 2097152)
 #   --fft N              fft3d's size (default 128)
-#   --env VAR=VALUE      an XCHG_* variable for the xchg runs (repeatable)
+#   --env VAR=VALUE      an XCHG_* variable for the xchg runs (repeatable); --env XCHG_LIB=FILE
+#                        is --lib FILE
+#   --lib FILE           the library the xchg runs preload, with one --mpi (default: the build's
+#                        own, build/libxchg.so or build/openmpi/libxchg.so), e.g. one built
+#                        from another commit
 #   --cluster SIZES      radix_sort and fft3d on the emulated cluster (scripts/cluster; root),
 #                        ranks per node, e.g. 3,2,2,1, launched by scripts/xchgrun --nodes; with
 #                        more ranks than cores the xchg side gets XCHG_WAIT=yield, as xchgrun
@@ -80,6 +84,7 @@ rate=100mbit
 outdir=build/bench-apps
 cache=fresh
 user_env=()
+lib_given=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --mpi)
@@ -94,9 +99,10 @@ while [ $# -gt 0 ]; do
     --fft) fft_n=${2:?--fft needs a number}; shift 2 ;;
     --env)
         [[ ${2:-} =~ ^XCHG_[A-Z0-9_]+=.*$ ]] || die "--env needs XCHG_NAME=VALUE, not '${2:-}'"
-        user_env+=("$2")
+        if [[ $2 == XCHG_LIB=* ]]; then lib_given=${2#XCHG_LIB=}; else user_env+=("$2"); fi
         shift 2
         ;;
+    --lib) lib_given=${2:?--lib needs a file}; shift 2 ;;
     --cluster) cluster=${2:?--cluster needs node sizes, e.g. 3,2,2,1}; shift 2 ;;
     --rate) rate=${2:?--rate needs a rate}; shift 2 ;;
     --smoke) keys=65536 fft_n=32 fft_iterations=2 repeat=1 hpcc_pairs=1; shift ;;
@@ -117,6 +123,11 @@ if [ -n "$cluster" ]; then
     ranks=$(($(echo "$cluster" | tr ',' '+')))
 fi
 hpcc_pairs=${hpcc_pairs:-$repeat}
+if [ -n "$lib_given" ]; then
+    [ "$(wc -w <<<"$mpis")" = 1 ] || die "--lib names one MPI's library: give --mpi mpich or --mpi openmpi"
+    [ -f "$lib_given" ] || die "--lib: no such file '$lib_given'"
+    lib_given=$(readlink -f "$lib_given")
+fi
 wants() { [[ ,$apps, == *",$1,"* ]]; }
 
 # The caller's XCHG_* variables reach neither side.
@@ -184,7 +195,7 @@ launch() {
     [ "$mpi" = openmpi ] && build=build/openmpi
     preload=$root/$build/bench/libcolltime.so
     if [ "$side" = xchg ]; then
-        preload+=:$root/$build/libxchg.so
+        preload+=:${lib_given:-$root/$build/libxchg.so}
         vars=("${user_env[@]}")
         if [ "$cache" = fresh ]; then
             vars=(XCHG_CACHE="$(mktemp -d "$caches/run-XXXXXX")" "${vars[@]}")
@@ -260,7 +271,8 @@ for mpi in $mpis; do
             echo "== hpcc: left out on the cluster (scripts/hpcc.sh runs on one node)"
         else
             echo "== hpcc MPIFFT, openmpi, 4 ranks: scripts/hpcc.sh $hpcc_pairs"
-            env XCHG_CACHE="$caches/kept" "${user_env[@]}" scripts/hpcc.sh "$hpcc_pairs" >"$logs/hpcc.log" 2>&1 ||
+            env XCHG_CACHE="$caches/kept" ${lib_given:+XCHG_LIB="$lib_given"} "${user_env[@]}" \
+                scripts/hpcc.sh "$hpcc_pairs" >"$logs/hpcc.log" 2>&1 ||
                 failed "$logs/hpcc.log" "scripts/hpcc.sh failed"
             hpcc_line=$(grep -a '^hpcc.sh: MPIFFT_Gflops median' "$logs/hpcc.log")
             echo "$hpcc_line" | sed -nE 's/.*native=([0-9.e+-]+) xchg=([0-9.e+-]+).*/hpcc openmpi 4 mpifft_gflops native \1\nhpcc openmpi 4 mpifft_gflops xchg \2/p' >>"$outdir/figures.txt"

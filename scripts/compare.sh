@@ -31,6 +31,18 @@
 # cell and its geometric mean and worst cell: the resolution of the run (how far two native
 # runs differ), against which the xchg/native ratios are to be read.
 #
+# --first N measures, instead of the two modes, the bound that learning keeps (docs/design.md,
+# Learning): over a shape's first N calls (40 in the bound), auto may cost at most 10 % more than
+# the better of native and the models' choice. Per repetition three runs, each cell's first N
+# calls timed from the very first (`harness --modes short --short-warmup 0 --short-calls N
+# --trace 1`): native, the models alone (the xchg side with XCHG_LEARN=0 besides --env's) and
+# auto (the xchg side). A cell's figure is the median over the repetitions of auto's sum of the
+# N calls divided by the lesser of native's and the models' sums in the same repetition; printed
+# per cell with the three sums (medians), then the geometric mean, the worst cell and the cells
+# over 1.10. Output: DIR/<mpi>-<N>ranks[-cluster]-first.csv, columns
+#     mpi,ranks,collective,bytes,native_us,models_us,auto_us,ratio
+# (collective alltoallv-skewed for the skewed counts; us: the sum of the N calls).
+#
 # Output: DIR/<mpi>-<N>ranks.csv (DIR/<mpi>-<N>ranks-cluster.csv on the emulated cluster), both
 # modes, columns
 #     mpi,ranks,mode,collective,workload,bytes,native_us,xchg_us,ratio[,control_us,control]
@@ -44,7 +56,10 @@
 #   -o DIR               where the CSVs go (default build/compare)
 #   --table FILE         the xchg runs get XCHG_TUNING=FILE
 #   --env VAR=VALUE      the xchg runs get this XCHG_* variable (repeatable), e.g.
-#                        --env XCHG_LEARN=0 --env XCHG_ALLTOALL=radix
+#                        --env XCHG_LEARN=0 --env XCHG_ALLTOALL=radix; --env XCHG_LIB=FILE is
+#                        --lib FILE
+#   --lib FILE           the library the xchg runs preload (default: the build's own,
+#                        $BUILD/libxchg.so, made first), e.g. one built from another commit
 #   --full               every power of two from 1 B to 64 KiB
 #   --sizes LIST         these blocks instead (e.g. 1,4K)
 #   --short-calls N      timed calls per cell in the short mode (default 15)
@@ -52,6 +67,7 @@
 #   --cache fresh|kept   the xchg runs' tuning cache (XCHG_CACHE, under DIR): fresh (default), an
 #                        empty one per run, as a program's first run on a machine; kept, one for
 #                        all runs, empty before the first, as a user's repeated runs
+#   --first N            the bound of learning's cost over a shape's first N calls (above)
 #   --control            native twice per repetition: native again/native is the resolution
 #   --cluster SIZES      both sides on the emulated cluster (scripts/cluster; root): ranks per
 #                        node, e.g. 3,2,2,1, on one switch; launched by scripts/xchgrun --nodes
@@ -83,10 +99,12 @@ sizes=""
 short_calls=15
 steady_calls=300
 control=0
+first=0
 cluster=""
 rate=100mbit
 cache=fresh
 user_env=()
+lib_given=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --mpi) mpi=${2:?--mpi needs mpich or openmpi}; shift 2 ;;
@@ -100,14 +118,16 @@ while [ $# -gt 0 ]; do
         ;;
     --env)
         [[ ${2:-} =~ ^XCHG_[A-Z0-9_]+=.*$ ]] || die "--env needs XCHG_NAME=VALUE, not '${2:-}'"
-        user_env+=("$2")
+        if [[ $2 == XCHG_LIB=* ]]; then lib_given=${2#XCHG_LIB=}; else user_env+=("$2"); fi
         shift 2
         ;;
+    --lib) lib_given=${2:?--lib needs a file}; shift 2 ;;
     --full) full=1; shift ;;
     --sizes) sizes=${2:?--sizes needs a list}; shift 2 ;;
     --short-calls) short_calls=${2:?--short-calls needs a number}; shift 2 ;;
     --steady-calls) steady_calls=${2:?--steady-calls needs a number}; shift 2 ;;
     --control) control=1; shift ;;
+    --first) first=${2:?--first needs a number of calls}; shift 2 ;;
     --cache) cache=${2:?--cache needs fresh or kept}; shift 2 ;;
     --cluster) cluster=${2:?--cluster needs node sizes, e.g. 3,2,2,1}; shift 2 ;;
     --rate) rate=${2:?--rate needs a rate, e.g. 100mbit}; shift 2 ;;
@@ -115,6 +135,8 @@ while [ $# -gt 0 ]; do
     *) die "unknown option '$1' (--help lists them)" ;;
     esac
 done
+[[ $first =~ ^[0-9]+$ ]] || die "--first '$first' is not a number of calls"
+[ "$first" -gt 0 ] && [ "$control" = 1 ] && die "--first and --control do not go together"
 for pair in "ranks $ranks" "repeat $repeat" "short-calls $short_calls" "steady-calls $steady_calls"; do
     [[ ${pair#* } =~ ^[1-9][0-9]*$ ]] || die "--${pair%% *} '${pair#* }' is not a positive number"
 done
@@ -148,6 +170,10 @@ make --no-print-directory -s MPI="$mpi" lib bench-progs >/dev/null ||
     { echo "compare.sh: 'make MPI=$mpi lib bench-progs' failed" >&2; exit 1; }
 harness=$root/$build/bench/harness
 lib=$root/$build/libxchg.so
+if [ -n "$lib_given" ]; then
+    [ -f "$lib_given" ] || die "--lib: no such file '$lib_given'"
+    lib=$(readlink -f "$lib_given")
+fi
 
 base=$mpi-${ranks}ranks${cluster:+-cluster}
 mkdir -p "$outdir/$base-runs"
@@ -188,19 +214,25 @@ else
 fi
 
 # run ROLE REPETITION: one harness run; ROLE native and control without the library, xchg with it.
+# (--first: also ROLE models, the xchg side with learning off and no cache.)
 run() {
-    local role=$1 csv=$runs/$1-$2.csv side=() rc=0
+    local role=$1 csv=$runs/$1-$2.csv side=() rc=0 modes=()
     if [ "$role" = xchg ]; then
         local cache_dir=$caches/kept
         [ "$cache" = fresh ] && cache_dir=$caches/run-$2
         mkdir -p -m 0700 "$cache_dir"
         side=(env "${held[@]}" XCHG_CACHE="$cache_dir" "${user_env[@]}" XCHG_LIB="$lib" \
             "${xchgrun[@]}" "${launch[@]}")
+    elif [ "$role" = models ]; then
+        side=(env "${held[@]}" "${user_env[@]}" XCHG_LEARN=0 XCHG_CACHE=0 XCHG_LIB="$lib" \
+            "${xchgrun[@]}" "${launch[@]}")
     else
         side=(env "${held[@]}" "${xchgrun[@]}" --native "${launch[@]}")
     fi
-    timeout -k 10 3600 "${side[@]}" "$harness" --sizes "$sizes" --short-calls "$short_calls" \
-        --steady-calls "$steady_calls" -o "$csv" </dev/null >"$runs/$role-$2.log" 2>&1 || rc=$?
+    modes=(--short-calls "$short_calls" --steady-calls "$steady_calls")
+    [ "$first" -gt 0 ] && modes=(--modes short --short-warmup 0 --short-calls "$first" --trace 1)
+    timeout -k 10 3600 "${side[@]}" "$harness" --sizes "$sizes" "${modes[@]}" -o "$csv" \
+        </dev/null >"$runs/$role-$2.log" 2>&1 || rc=$?
     if [ "$rc" -ne 0 ] || [ ! -s "$csv" ]; then
         echo "compare.sh: the $role run $2 failed (exit status $rc); its output:" >&2
         tail -n 20 "$runs/$role-$2.log" >&2
@@ -214,12 +246,72 @@ echo "   native: ${xchgrun[*]} --native ${launch[*]:+${launch[*]} }$harness"
 echo "   xchg:   ${user_env[*]:+${user_env[*]} }${xchgrun[*]} ${launch[*]:+${launch[*]} }$harness (XCHG_LIB=$lib)"
 roles=(native xchg)
 [ "$control" = 1 ] && roles+=(control)
+[ "$first" -gt 0 ] && roles=(native models xchg)
 for ((r = 1; r <= repeat; r++)); do
     for role in "${roles[@]}"; do
         run "$role" "$r"
     done
     echo "   repetition $r of $repeat done"
 done
+
+# ---- --first: per cell, auto's sum of the first calls against the better of the others ----
+
+if [ "$first" -gt 0 ]; then
+    summary=$outdir/$base-first.csv
+    # the trace lines of every run's log: trace,short,COLL,BYTES: t1 t2 ... (us)
+    awk -v mpi="$mpi" -v ranks="$ranks" -v calls="$first" '
+        function median(list, count,    i, j, v, a) {
+            for (i = 1; i <= count; i++) a[i] = list[i]
+            for (i = 2; i <= count; i++)
+                for (j = i; j > 1 && a[j - 1] > a[j]; j--) { v = a[j]; a[j] = a[j - 1]; a[j - 1] = v }
+            return count % 2 ? a[(count + 1) / 2] : (a[count / 2] + a[count / 2 + 1]) / 2
+        }
+        FNR == 1 { split(FILENAME, path, "/"); name = path[length(path)]
+                   role = name; sub(/-[0-9]+\.log$/, "", role)
+                   rep = name; sub(/^[a-z]+-/, "", rep); sub(/\.log$/, "", rep) }
+        /^trace,short,/ {
+            split($1, head, ","); key = head[3] "," substr(head[4], 1, length(head[4]) - 1)
+            if (NF - 1 != calls) next
+            sum = 0
+            for (i = 2; i <= NF; i++) sum += $i
+            if (!(key in seen)) { seen[key] = 1; order[n++] = key }
+            total[key, role, rep] = sum
+            reps[rep] = 1
+        }
+        END {
+            print "mpi,ranks,collective,bytes,native_us,models_us,auto_us,ratio"
+            for (i = 0; i < n; i++) {
+                k = order[i]; c = 0
+                for (r in reps) {
+                    if (!((k, "native", r) in total) || !((k, "models", r) in total) ||
+                        !((k, "xchg", r) in total)) continue
+                    c++
+                    nat[c] = total[k, "native", r]; mod[c] = total[k, "models", r]
+                    aut[c] = total[k, "xchg", r]
+                    ratio[c] = aut[c] / (nat[c] < mod[c] ? nat[c] : mod[c])
+                }
+                if (c == 0) continue
+                printf "%s,%s,%s,%.1f,%.1f,%.1f,%.4g\n", mpi, ranks, k, median(nat, c),
+                    median(mod, c), median(aut, c), median(ratio, c)
+            }
+        }' "$runs"/native-*.log "$runs"/models-*.log "$runs"/xchg-*.log >"$summary"
+    awk -F, -v calls="$first" '
+        NR == 1 { printf "\nthe first %d calls of each cell, summed (us); ratio = auto / the lesser of native and models\n", calls
+                  printf "%-17s %8s %12s %12s %12s %8s\n", "collective", "bytes", "native", "models", "auto", "ratio"; next }
+        {
+            printf "%-17s %8s %12.1f %12.1f %12.1f %8.3f\n", $3, $4, $5, $6, $7, $8
+            cells++; logsum += log($8); over += $8 > 1.10
+            if (cells == 1 || $8 > worst) { worst = $8; worst_cell = $3 " " $4 " B" }
+        }
+        END {
+            if (cells == 0) { print "first calls: no cells measured"; exit }
+            printf "first %d calls: geometric mean of auto / min(native, models) over %d cells: %.3f; worst cell %s: %.3f; cells over 1.10: %d\n",
+                calls, cells, exp(logsum / cells), worst_cell, worst, over
+        }' "$summary"
+    echo
+    echo "== compare: $summary (every run: $runs/)"
+    exit 0
+fi
 
 # ---- the cells: the median over the repetitions of each side's per-run median ----
 

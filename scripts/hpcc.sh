@@ -31,7 +31,7 @@ work=$build/hpcc
 
 scripts/setup.sh openmpi hpcc
 make --no-print-directory MPI=openmpi lib >/dev/null
-lib=$PWD/$build/libxchg.so
+lib=${XCHG_LIB:-$PWD/$build/libxchg.so} # XCHG_LIB: another library (scripts/bench_apps.sh --lib)
 
 # Both modes: 4 ranks oversubscribed with yielding; as root, Open MPI needs --allow-run-as-root
 # (xchgrun adds it itself).
