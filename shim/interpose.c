@@ -83,6 +83,7 @@ static void setup(void)
         xchg_version_say();
     xchg_ctx_world_init();
     machine_setup();
+    xchg_warm_first_call();
     if (xchg_config.learn)
         xchg_lp_warm();
 }

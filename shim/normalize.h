@@ -28,6 +28,9 @@ int xchg_unpack(const void *packed, size_t count, const xchg_type_t *type, void 
                 MPI_Comm comm);
 
 
+/* At MPI_Init: what a program's first intercepted call would otherwise set up (normalize.c). */
+void xchg_warm_first_call(void);
+
 /* What served a call, for the statistics. */
 typedef struct xchg_outcome {
     int algo;             /* registry index, -1 when nothing is to be accounted */
