@@ -490,6 +490,18 @@ void xchg_channel_finalize(void)
     }
 }
 
+void xchg_channel_agreement_cost(xchg_ctx_t *ctx, double seconds)
+{
+    xchg_channel_t *c = ctx->channel;
+    if (!c)
+        return;
+    pthread_mutex_lock(&lock);
+    c->agreed_s = seconds;
+    if (c->learning)
+        c->learning->agree_local = seconds;
+    pthread_mutex_unlock(&lock);
+}
+
 xchg_learning_t *xchg_channel_learning(xchg_ctx_t *ctx)
 {
     xchg_channel_t *c = ctx->channel;

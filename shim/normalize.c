@@ -100,8 +100,15 @@ void xchg_warm_first_call(void)
     xchg_config.verbose = 0;
     ctx = xchg_ctx_get(dup, &rc);
     if (ctx && !ctx->passthrough) {
+        uint64_t one = 1;
+        double began;
         if (ctx->nnodes == 1 && ctx->shm_reserve)
             ctx->shm_reserve(ctx, 1); /* agreed: every rank has it, or none keeps one */
+        /* the channel's first allreduce may have waited for connections: its cost is not an
+         * agreement's, which learning charges to its first probe; one timed agreement is */
+        began = xchg_learn_clock();
+        if (xchg_agree_max(ctx, &one, 1) == MPI_SUCCESS)
+            xchg_channel_agreement_cost(ctx, xchg_learn_clock() - began);
         xchg_type_info(MPI_BYTE, &type);
         memset(&call, 0, sizeof call);
         call.comm_size = ctx->size;

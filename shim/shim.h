@@ -130,6 +130,10 @@ void xchg_channel_finalize(void);
 /* The learning domain of ctx's channel (made on first use, or adopted from an earlier channel of
  * the same group, and kept when the channel goes: shim/channel.c), or NULL. */
 struct xchg_learning *xchg_channel_learning(xchg_ctx_t *ctx);
+/* This rank's cost of an agreement on ctx's channel, for its learning domain's first agreement
+ * to carry, in place of the allreduce that made the channel (one made at MPI_Init, when the MPI
+ * library's connections may still be cold, is no measure of an agreement's cost). */
+void xchg_channel_agreement_cost(xchg_ctx_t *ctx, double seconds);
 /* shm.c: a context's shared segment (xchg_ctx_t.shm_reserve; collective), and its release */
 int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes);
 /* The halves that xchg_shm_reserve(ctx, bytes) would make the node's segment: 0 when it makes
