@@ -78,6 +78,14 @@ static void setup(void)
     xchg_config_load();
     if (xchg_config.disable)
         return;
+    {
+        /* processes may ask for different thread levels (MPI_Init_thread): one with
+         * MPI_THREAD_MULTIPLE makes every process keep a learning domain per communicator, as
+         * the ranks of a communicator must take the same steps */
+        int multiple = xchg_config.thread_multiple, any = multiple;
+        if (PMPI_Allreduce(&multiple, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) == MPI_SUCCESS)
+            xchg_config.thread_multiple = any;
+    }
     xchg_algo_bind(); /* reports a registry entry without an implementation */
     if (xchg_config.verbose)
         xchg_version_say();

@@ -76,14 +76,15 @@ static int context_for(MPI_Comm comm, xchg_ctx_t **ctx, xchg_outcome_t *out)
 /* What a program's first intercepted call would otherwise set up, done at MPI_Init instead,
  * where the library already measures the machine (collective over MPI_COMM_WORLD): a context
  * on a duplicate of the world, which makes the channel of the world's group (kept idle until
- * MPI_Finalize: shim/channel.c) and, on one node, the node's shared segment at its first size;
- * freeing the duplicate leaves that segment to the next communicator of the same processes
- * (shim/shm.c, the pool), the world itself or any duplicate of it. The models and the type
- * lookup run once on a call of 1 B, so that their code and the MPI library's type queries are
- * no longer cold at the program's first call. Without it, that first call paid 170 to 360 us
- * (MPICH, 2 ranks on 2 cores; natively 12 to 30), 45 to 55 of them for the channel and 100 to
- * 250 for the segment. Not under MPI_THREAD_MULTIPLE, where the world's channel is not kept,
- * nor for a world of one rank. XCHG_VERBOSE stays quiet here: the duplicate is no program's. */
+ * MPI_Finalize: shim/channel.c) and, on one node, the node's shared segment at its first size,
+ * whose pages each rank reads once; freeing the duplicate leaves that segment to the next
+ * communicator of the same processes (shim/shm.c, the pool), the world itself or any duplicate
+ * of it. The models and the type lookup run once on a call of 1 B, so that their code and the
+ * MPI library's type queries are no longer cold at the program's first call. Without it, that
+ * first call took 180 to 360 us (MPICH, 2 ranks on 2 cores; natively 12 to 31), 43 to 54 of
+ * them for the channel and about 150 for the segment. Not when any process has
+ * MPI_THREAD_MULTIPLE (the world's channel is not kept there), nor for a world of one rank.
+ * XCHG_VERBOSE stays quiet here: the duplicate is no program's. */
 void xchg_warm_first_call(void)
 {
     MPI_Comm dup;
@@ -94,6 +95,7 @@ void xchg_warm_first_call(void)
     const int *node_of;
     int rc, size, verbose = xchg_config.verbose;
 
+    /* thread_multiple is agreed by every process at MPI_Init (shim/interpose.c) */
     if (xchg_world_layout(&node_of, &size) != 0 || size < 2 || xchg_config.thread_multiple ||
         PMPI_Comm_dup(MPI_COMM_WORLD, &dup) != MPI_SUCCESS)
         return;

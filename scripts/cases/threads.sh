@@ -10,7 +10,8 @@
 #     names radix, pairwise:k=2, circulant, ring, pairwise and twophase by size, fewer
 #     iterations (12 threads on 2 cores);
 #   - MPI_THREAD_SERIALIZED (threads taking turns on one communicator) and MPI_THREAD_FUNNELED
-#     (the main thread calls, the others fill and check), 2 ranks.
+#     (the main thread calls, the others fill and check), 2 ranks;
+#   - ranks with different thread levels (thread_levels, below).
 # Where the MPI library does not provide the level, the program says so and the case is
 # skipped (MPICH 4.0.2 and Open MPI 4.1.4 as packaged by Debian provide all three).
 
@@ -47,4 +48,17 @@ if [ -x "$TESTS/threads_check" ]; then
     threads_case "threads_check p=2 funneled auto" 2 funneled "$THREADS_ITER"
 else
     fail "threads_check" "$TESTS/threads_check is not built"
+fi
+
+# Processes that ask for different thread levels (tests/mpi/thread_levels.c: world rank 0
+# MPI_THREAD_MULTIPLE, the others MPI_THREAD_SINGLE), learning on, two duplicates of the world:
+# the level is agreed at MPI_Init, so every rank keeps its learning state alike (before, the job
+# hung) and all or none make the warm-up's duplicate.
+name="thread_levels p=3 (rank 0 multiple, the others single; learning on two duplicates)"
+if [ ! -x "$TESTS/thread_levels" ]; then
+    fail "$name" "$TESTS/thread_levels is not built"
+elif begin_case "$name"; then
+    TIMEOUT=$THREADS_TIMEOUT preloaded "$log" 3 XCHG_WAIT=yield XCHG_STATS=1 -- "$TESTS/thread_levels"
+    check_launch $? "$log" thread_levels
+    report_launch "$name" "$start" "$log"
 fi
