@@ -71,6 +71,16 @@ static void machine_setup(void)
     }
 }
 
+/* Processes may ask for different thread levels (MPI_Init_thread): one given
+ * MPI_THREAD_MULTIPLE makes every process keep a learning domain per communicator, as the ranks
+ * of a communicator must take the same steps (collective over MPI_COMM_WORLD). */
+static void agree_thread_level(void)
+{
+    int multiple = xchg_config.thread_multiple, any = multiple;
+    if (PMPI_Allreduce(&multiple, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) == MPI_SUCCESS)
+        xchg_config.thread_multiple = any;
+}
+
 static void setup(void)
 {
     for (int coll = 0; coll < XCHG_NCOLLS; coll++)
@@ -78,14 +88,7 @@ static void setup(void)
     xchg_config_load();
     if (xchg_config.disable)
         return;
-    {
-        /* processes may ask for different thread levels (MPI_Init_thread): one with
-         * MPI_THREAD_MULTIPLE makes every process keep a learning domain per communicator, as
-         * the ranks of a communicator must take the same steps */
-        int multiple = xchg_config.thread_multiple, any = multiple;
-        if (PMPI_Allreduce(&multiple, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) == MPI_SUCCESS)
-            xchg_config.thread_multiple = any;
-    }
+    agree_thread_level();
     xchg_algo_bind(); /* reports a registry entry without an implementation */
     if (xchg_config.verbose)
         xchg_version_say();

@@ -104,14 +104,8 @@ void xchg_warm_first_call(void)
     if (ctx && !ctx->passthrough) {
         uint64_t one = 1;
         double began;
-        if (ctx->nnodes == 1 && ctx->shm_reserve &&
-            ctx->shm_reserve(ctx, 1) == MPI_SUCCESS && ctx->shm) { /* agreed */
-            /* this rank's page tables for it: a first touch of each page (it is zeroed then)
-             * cost 1 us a page, which a first call would pay in its copies */
-            volatile const char *page = ctx->shm->base;
-            for (size_t at = 0; at < ctx->shm->map_bytes; at += 4096)
-                (void)page[at];
-        }
+        if (ctx->nnodes == 1 && ctx->shm_reserve && ctx->shm_reserve(ctx, 1) == MPI_SUCCESS)
+            xchg_shm_prefault(ctx); /* agreed: every rank has the segment, or none keeps one */
         /* the channel's first allreduce may have waited for connections: its cost is not an
          * agreement's, which learning charges to its first probe; one timed agreement is */
         began = xchg_learn_clock();

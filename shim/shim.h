@@ -136,6 +136,10 @@ struct xchg_learning *xchg_channel_learning(xchg_ctx_t *ctx);
 void xchg_channel_agreement_cost(xchg_ctx_t *ctx, double seconds);
 /* shm.c: a context's shared segment (xchg_ctx_t.shm_reserve; collective), and its release */
 int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes);
+/* This rank's page tables for its mapping of ctx's segment: each page read once (a first touch
+ * zeroes the page and maps it, about 1 us a page on the 2-core VM), as a call would in its
+ * copies; for a segment made ahead of the calls (the warm-up at MPI_Init). */
+void xchg_shm_prefault(const xchg_ctx_t *ctx);
 /* The halves that xchg_shm_reserve(ctx, bytes) would make the node's segment: 0 when it makes
  * none (the segment serves as it is, or cannot grow), else their size. Agreed on all ranks. */
 size_t xchg_shm_new_half(const xchg_ctx_t *ctx, size_t bytes);

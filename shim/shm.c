@@ -121,6 +121,16 @@ static int poolable(const xchg_ctx_t *ctx)
     return ctx->members != 0 && ctx->nnodes == 1 && ctx->size > 1;
 }
 
+void xchg_shm_prefault(const xchg_ctx_t *ctx)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    volatile const char *base = ctx->shm ? ctx->shm->base : NULL;
+    if (!base || page <= 0)
+        return;
+    for (size_t at = 0; at < ctx->shm->map_bytes; at += (size_t)page)
+        (void)base[at];
+}
+
 void xchg_shm_free(xchg_ctx_t *ctx)
 {
     xchg_shm_t *evicted;
