@@ -15,6 +15,8 @@
  *   XCHG_TEST_DRIFT=1              testing knob: a settled shape's watched calls read 100 times
  *                                  slower than they ran (the watch must learn it again)
  *   XCHG_TEST_PROBE_ALL=1          testing knob: learning probes every candidate of a round
+ *   XCHG_TEST_DESCHEDULED=1        testing knob: the calibration at MPI_Init discards its first
+ *                                  measurement of each pair (shim/calibrate.c)
  *   XCHG_NODES=3,1,2               testing knob: the first 3 ranks of MPI_COMM_WORLD are one
  *                                  node, the next 1 another, ...; must add up to the job's size
  *   XCHG_TORUS=RxC | P             the torus (P: ring) that flat communicators of R C ranks form,
@@ -212,6 +214,7 @@ void xchg_config_load(void)
     xchg_config.test_skew = read_flag("XCHG_TEST_SKEW_TIMES");
     xchg_config.test_drift = read_flag("XCHG_TEST_DRIFT");
     xchg_config.test_probe_all = read_flag("XCHG_TEST_PROBE_ALL");
+    xchg_config.test_descheduled = read_flag("XCHG_TEST_DESCHEDULED");
     xchg_config.shm_bytes = read_shm_bytes();
     if (initialized)
         read_nodes();

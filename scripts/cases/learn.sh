@@ -18,6 +18,11 @@
 #    again"), on every rank at the same call (odd ranks take another path through xchg on
 #    every other call; a rank out of step would deadlock or deliver wrong bytes);
 #  - XCHG_LEARN=0: nothing is learned, and the models price with constants measured at MPI_Init;
+#  - the calibration measured again: under XCHG_TEST_DESCHEDULED=1 its first measurement of the
+#    pair inside the node reads as if the peer had been away; XCHG_VERBOSE must show that it
+#    took a second attempt ("xchg: calibration: the start-up inside a node took N attempts",
+#    N >= 2), and where that attempt measured, the machine line must hold measured constants
+#    (a large message's tau past 16384 B, which the built-in ones lack);
 #  - the models sure (tuning/learn_policy.h, xchg_lp_sure): under a table of constants (no rules)
 #    that price native at 4 ranks 100 times `shm`, learn_check's shapes of 4 ranks start settled
 #    ("xchg: sure ...") and none is learned in its 40 calls; with 200 calls a shape (and every
@@ -158,6 +163,18 @@ if [ -x "$learn_prog" ]; then
             why="'xchg: learn' lines although XCHG_LEARN=0"
         elif [ -z "$why" ] && ! grep -aqE '^xchg: cache off: .* machine .*\(measured now\)$' "$log"; then
             why="no 'xchg: cache off: ... machine ... (measured now)' line: the models did not price with constants measured at MPI_Init"
+        fi
+        verdict "$name" "$log" "$why"
+    fi
+    name="learn_check p=2 XCHG_TEST_DESCHEDULED=1: the calibration measures again"
+    if begin_case "$name"; then
+        preloaded "$log" 2 XCHG_VERBOSE=1 XCHG_CACHE=0 XCHG_TEST_DESCHEDULED=1 -- "$learn_prog"
+        why=$(not_passed $? "$log")
+        if [ -z "$why" ] && ! grep -aqE '^xchg: calibration: the start-up inside a node took [23] attempts of 3' "$log"; then
+            why="no 'xchg: calibration: the start-up inside a node took 2 (or 3) attempts' line: the first attempt, discarded, was not followed by another"
+        elif [ -z "$why" ] && ! grep -aq 'not measured, the built-in constants stay' "$log" &&
+            ! grep -aqE '^xchg: cache off: .* machine .* past 16384 B .*\(measured now\)$' "$log"; then
+            why="the calibration's last attempt measured, yet the machine line lacks the measured constants (tau_large past 16384 B)"
         fi
         verdict "$name" "$log" "$why"
     fi
