@@ -352,5 +352,5 @@ int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machin
     machine->beta_inter = values[2];
     machine->tau_inter = values[3];
     machine->gap_inter = gap;
-    return 1;
+    return 2;
 }
