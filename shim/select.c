@@ -16,13 +16,18 @@
  *
  * Every input of a decision is a field of xchg_call_t, which is equal on all ranks, plus the
  * configuration, which is equal by assumption (the same environment on every rank). Decisions
- * are cached per context (a small open-addressed table in the context's shim state) under
- * (collective, size key, skew class): for MPI_Alltoall and MPI_Allgather the key is the exact
- * block size; for MPI_Alltoallv it is bucketed (xchg_bucket) with the skew class, so that a
- * program whose counts change every call still hits the cache. The cache is per communicator,
- * and every rank makes the same sequence of calls on a communicator, so a bucket decided from
- * its first call's exact values is decided the same way on every rank, and eviction (by
- * position, no clock) is the same everywhere too.
+ * are cached in the context's learning domain (a small open-addressed table: its channel's,
+ * shared by every communicator of the same group, or the context's own) under (collective, size
+ * key, skew class, torus shape): for MPI_Alltoall and MPI_Allgather the key is the exact block
+ * size; for MPI_Alltoallv it is bucketed (xchg_bucket) with the skew class, so that a program
+ * whose counts change every call still hits the cache. Communicators of one group have the same
+ * size and node layout, so only a Cartesian shape (xchg_topo_t.torus_*) can tell their calls
+ * apart beyond the key. Every rank makes the same sequence of calls on the domain's
+ * communicators (as for learning, shim/shim.h), so a bucket decided from its first call's exact
+ * values is decided the same way on every rank, and eviction (by position, no clock) is the
+ * same everywhere too. A new communicator of a known group so decides its calls without the
+ * models: they took 0.6 to 3.8 us of its first call of a shape (MPICH, 2 ranks, in the harness
+ * between cells, where their code is cold).
  *
  * The join of the registry with the functions that run its entries, and the models' ranking
  * that both selection and learning start from, are in models.c. Cached and memorised decisions
@@ -185,37 +190,46 @@ static xchg_decision_t *cached_decision(xchg_ctx_t *ctx, const xchg_call_t *call
     unsigned gen = xchg_select_generation(), skew = xchg_skew_class(call);
     size_t key = call->block_bytes;
     size_t hash, slot;
-    xchg_decision_t *d;
+    xchg_decision_t *d, *decisions;
+    int torus[3] = {0, 0, 0};
     char reason[512];
 
     if (!state)
         return NULL;
+    decisions = state->learning->decisions;
     if (call->coll == XCHG_ALLTOALLV)
         key = xchg_bucket(key);
+    if (call->topo) {
+        torus[0] = call->topo->torus_ndims;
+        torus[1] = call->topo->torus_dims[0];
+        torus[2] = call->topo->torus_dims[1];
+    }
     /* the high bits of the product: sizes that are multiples of a power of two differ there */
     hash =
         (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 40) ^ ((size_t)call->coll << 4) ^ skew;
     for (int probe = 0; probe < XCHG_PROBE; probe++) {
-        d = &state->decisions[(hash + (size_t)probe) % XCHG_DECISIONS];
-        if (d->gen == gen && d->coll == call->coll && d->key == key && d->skew == skew)
+        d = &decisions[(hash + (size_t)probe) % XCHG_DECISIONS];
+        if (d->gen == gen && d->coll == call->coll && d->key == key && d->skew == skew &&
+            memcmp(d->torus, torus, sizeof torus) == 0)
             return d;
     }
     /* absent: the first free or stale slot of the probe sequence, else its first slot */
     slot = hash % XCHG_DECISIONS;
     for (int probe = 0; probe < XCHG_PROBE; probe++) {
         size_t s = (hash + (size_t)probe) % XCHG_DECISIONS;
-        if (state->decisions[s].gen != gen) {
+        if (decisions[s].gen != gen) {
             slot = s;
             break;
         }
     }
-    d = &state->decisions[slot];
+    d = &decisions[slot];
     memset(d, 0, sizeof *d);
     d->algo = decide(call, &d->params, reason, sizeof reason, &d->source);
     d->gen = gen;
     d->coll = call->coll;
     d->key = key;
     d->skew = skew;
+    memcpy(d->torus, torus, sizeof torus);
     d->shape = -1;
     if (xchg_config.verbose && ctx->rank == 0)
         say(call, d->algo, &d->params, reason);

@@ -156,8 +156,8 @@ void xchg_shm_pool_drain(void);
 void xchg_shm_counts(int *made, int *adopted);
 
 /* select.c and learn.c */
-#define XCHG_DECISIONS 64 /* decisions cached per context */
-#define XCHG_SHAPES 48    /* call shapes a learning domain keeps (408 bytes each) */
+#define XCHG_DECISIONS 64 /* decisions cached per learning domain */
+#define XCHG_SHAPES 48    /* call shapes a learning domain keeps (624 bytes each) */
 
 /* Which level of the precedence decided. */
 enum { XCHG_FROM_FORCED, XCHG_FROM_TABLE, XCHG_FROM_CACHE, XCHG_FROM_MODEL, XCHG_FROM_FALLBACK };
@@ -167,6 +167,7 @@ typedef struct xchg_decision {
     int coll;
     size_t key;    /* size key (alltoallv: its bucket) */
     unsigned skew; /* alltoallv skew class */
+    int torus[3];  /* the communicator's torus shape: ndims, dims (xchg_topo_t) */
     int algo;
     xchg_params_t params;
     int source; /* XCHG_FROM_* */
@@ -200,6 +201,7 @@ typedef struct xchg_learning {
     double sync_local;  /* across machines: this rank's least time in the barriers that began
                            the timed calls since that agreement (0: none) */
     xchg_shape_t shapes[XCHG_SHAPES];
+    xchg_decision_t decisions[XCHG_DECISIONS]; /* its contexts' cached decisions (select.c) */
 } xchg_learning_t;
 
 /* What the shim knows of a datatype (shim/datatype.c). */
@@ -230,7 +232,6 @@ typedef struct xchg_shim_state {
     xchg_memo_t vtypes;  /* MPI_Alltoallv: the last call's types only (counts vary) */
     xchg_learning_t *learning; /* the context's learning domain (its channel's, or its own) */
     int own_learning;          /* 1: learning is the context's own, freed with it */
-    xchg_decision_t decisions[XCHG_DECISIONS];
     /* alltoallv: statistics carried by the previous call (shim/normalize.c) */
     uint64_t carried[3];
     int carried_valid;
@@ -254,8 +255,9 @@ void xchg_shim_state_free(xchg_shim_state_t *state);
  * the learning slot to report the call's time to (xchg_learn_record) after it ran; *learned
  * is the slot of a settled shape (for xchg_learn_tick), or -1.
  * MPI_SUCCESS, or MPI_ERR_OTHER under XCHG_STRICT when the forced algorithm cannot serve the
- * call (reported by name). Every rank must make the same sequence of calls on a communicator
- * (as MPI requires of collectives): decisions and learning are per communicator. */
+ * call (reported by name). Every rank must make the same sequence of calls on the
+ * communicators of a learning domain (as MPI requires of collectives): decisions and learning
+ * are per domain. */
 int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice, int *trial,
                 int *learned);
 /* The alltoall a context hands nested algorithms (xchg_ctx_t.inner_alltoall). */
