@@ -47,6 +47,20 @@
  * where the two ranks lie on different nodes, all at once, between barriers; the burst's time is
  * the slowest rank's, and gap_inter = (least burst - beta_inter) / M, M the most messages one
  * node sends or receives in a burst.
+ *
+ * Native's small calls (xchg_calibrate_native). The models price a call by its messages'
+ * start-ups and bytes; the MPI library's own work per collective call (its argument checks,
+ * selection, requests, the copy to self) is not in them, and for blocks of a few bytes it is
+ * most of native's time: MPICH's MPI_Alltoall of 1 B at 2 ranks on 2 cores measured 2.1 to 11.5
+ * times its price in learning's rounds, so the models priced native and `shm` alike there and
+ * every small shape began with a round of probes. When the world is one node, every rank
+ * therefore makes each of the three collectives with 1 B blocks on MPI_COMM_WORLD, still inside
+ * MPI_Init: NATIVE_WARMUP untimed calls (the MPI library sets the collective up in its first
+ * calls), then NATIVE_BATCHES batches of NATIVE_CALLS calls back to back; a rank's time is its
+ * least batch's mean (a batch that lost its core reads high), and one allreduce gives every
+ * rank the slowest rank's. xchg_cost_native never prices native below it on a communicator of
+ * the world's size. Across nodes a call of 1 B costs a network round trip or more, and 42 of
+ * them would stall MPI_Init; there the calibration's inter-node constants price native.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -72,6 +86,9 @@
 #define BURSTS 4           /* bursts measuring the gap at a node, the first untimed */
 #define ATTEMPTS 3         /* measurements of a pair at most (measure_pair) */
 #define BURST_SHIFTS 16    /* at most this many messages out of each rank in a burst */
+#define NATIVE_WARMUP 2    /* untimed calls of each collective (xchg_calibrate_native) */
+#define NATIVE_BATCHES 3   /* timed batches of each collective, the least kept */
+#define NATIVE_CALLS 4     /* calls per batch */
 
 /* Whether rank 0 takes another round trip: done of n taken, the soft and hard deadlines. */
 static int ping_more(int done, int n, double now, double deadline, double hard)
@@ -353,4 +370,57 @@ int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machin
     machine->tau_inter = values[3];
     machine->gap_inter = gap;
     return 2;
+}
+
+/* One call of coll with 1-byte blocks on MPI_COMM_WORLD (one[] holds a 1 per rank, displs[]
+ * 0 .. size - 1). Its handler is still MPI_ERRORS_ARE_FATAL (the program has not run), and the
+ * arguments are valid: no rank returns from a failed call, so none leaves the others. */
+static void native_call(int coll, const char *send, char *recv, const int *one, const int *displs)
+{
+    if (coll == XCHG_ALLTOALL)
+        PMPI_Alltoall(send, 1, MPI_BYTE, recv, 1, MPI_BYTE, MPI_COMM_WORLD);
+    else if (coll == XCHG_ALLGATHER)
+        PMPI_Allgather(send, 1, MPI_BYTE, recv, 1, MPI_BYTE, MPI_COMM_WORLD);
+    else
+        PMPI_Alltoallv(send, one, displs, MPI_BYTE, recv, one, displs, MPI_BYTE, MPI_COMM_WORLD);
+}
+
+double xchg_calibrate_native(int world_size, xchg_machine_t *machine)
+{
+    double least[XCHG_NCOLLS], slowest[XCHG_NCOLLS], began_all = PMPI_Wtime();
+    char *send = calloc((size_t)world_size, 2);
+    int *one = malloc(2 * (size_t)world_size * sizeof *one);
+    int ok = send && one, all_ok = 0;
+
+    /* every rank makes the calls or none does: a rank without memory for its buffers says so */
+    if (PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS &&
+        all_ok) {
+        char *recv = send + world_size;
+        int *displs = one + world_size;
+        for (int i = 0; i < world_size; i++) {
+            one[i] = 1;
+            displs[i] = i;
+        }
+        for (int coll = 0; coll < XCHG_NCOLLS; coll++) {
+            for (int call = 0; call < NATIVE_WARMUP; call++)
+                native_call(coll, send, recv, one, displs);
+            for (int batch = 0; batch < NATIVE_BATCHES; batch++) {
+                double began = PMPI_Wtime(), mean;
+                for (int call = 0; call < NATIVE_CALLS; call++)
+                    native_call(coll, send, recv, one, displs);
+                mean = (PMPI_Wtime() - began) / NATIVE_CALLS;
+                if (batch == 0 || mean < least[coll])
+                    least[coll] = mean;
+            }
+        }
+        if (PMPI_Allreduce(least, slowest, XCHG_NCOLLS, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD) ==
+            MPI_SUCCESS) {
+            for (int coll = 0; coll < XCHG_NCOLLS; coll++)
+                machine->native_small[coll] = slowest[coll];
+            machine->native_small_ranks = world_size;
+        }
+    }
+    free(send);
+    free(one);
+    return PMPI_Wtime() - began_all;
 }

@@ -33,6 +33,7 @@ static void machine_setup(void)
 {
     const int *node_of = NULL;
     int size = 0, nnodes = 0, *sizes;
+    double native_s = 0.0;
 
     if (xchg_world_layout(&node_of, &size) != 0)
         return;
@@ -51,6 +52,8 @@ static void machine_setup(void)
     }
     if (!xchg_config.table.has_machine && xchg_config.table.native.ncurves == 0)
         xchg_config.machine.native = &xchg_config.cache.native;
+    if (nnodes == 1 && size > 1)
+        native_s = xchg_calibrate_native(size, &xchg_config.machine);
     free(sizes);
     if (xchg_config.verbose && xchg_world_rank == 0) {
         const xchg_machine_t *m = &xchg_config.machine;
@@ -68,6 +71,13 @@ static void machine_setup(void)
                 : xchg_config.machine_measured == 2 ? "measured now"
                 : xchg_config.machine_measured == 1 ? "copy rate measured now, start-ups built in"
                                                     : "built in");
+        if (m->native_small_ranks > 0)
+            fprintf(stderr,
+                    "xchg: native calls of 1 B blocks on %d ranks measured now: alltoall %.3gs "
+                    "allgather %.3gs alltoallv %.3gs (%.2g ms at MPI_Init)\n",
+                    m->native_small_ranks, m->native_small[XCHG_ALLTOALL],
+                    m->native_small[XCHG_ALLGATHER], m->native_small[XCHG_ALLTOALLV],
+                    native_s * 1e3);
         fflush(stderr);
     }
 }

@@ -100,6 +100,10 @@ int xchg_cache_write(const xchg_table_t *table, const char *comment);
  * (collective over MPI_COMM_WORLD, from MPI_Init); 2 when it measured a start-up, 1 when only
  * rho (measured whatever the ping-pongs give), 0 when it left them all built in. */
 int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machine);
+/* The MPI library's own collectives of 1 B blocks timed on MPI_COMM_WORLD into
+ * machine->native_small (collective, from MPI_Init; the world on one node, at least 2 ranks);
+ * the seconds this rank spent on it. */
+double xchg_calibrate_native(int world_size, xchg_machine_t *machine);
 /* The seconds a node spends on each message out of it when every rank sends across at once
  * (gap_inter), from bursts over MPI_COMM_WORLD (collective); 0 on one node or when nothing
  * plausible was measured. beta_inter: a message's start-up between nodes. */

@@ -62,7 +62,8 @@
  *
  * The sure start (xchg_lp_sure): native priced at least `sure` times the models' choice, on a
  * call whose busiest rank's bytes cost less than one start-up. There the prices are counts of
- * start-ups, which the models know, and a round is mostly cost for a short-lived shape.
+ * start-ups, which the models know, and a round is mostly cost for a short-lived shape. Where
+ * native's price is its calls' time measured at MPI_Init, `sure_measured` times is enough.
  */
 #include <limits.h>
 #include <math.h>
@@ -98,6 +99,8 @@ const xchg_lp_constants_t xchg_lp_constants = {
                             * measured time (fit_native: one cold call) */
     .sure = 2.0,           /* wherever native was priced twice the choice for calls of a few
                             * bytes, the choice measured faster (xchg_lp_sure) */
+    .sure_measured = 1.5,  /* native's price measured: the choice's model errs on shared memory
+                            * by XCHG_MODEL_MARGIN at most, the margin selection trusts it by */
 };
 
 #define C xchg_lp_constants
@@ -327,7 +330,12 @@ int xchg_lp_sure(const xchg_call_t *call, const xchg_machine_t *machine, double 
                  double first_s)
 {
     double peers = call->comm_size > 1 ? call->comm_size - 1 : 0, bytes;
-    if (!(first_s > 0 && first_s < INFINITY && native_s >= C.sure * first_s))
+    int measured = call->coll >= 0 && call->coll < XCHG_NCOLLS &&
+                   call->comm_size == machine->native_small_ranks &&
+                   machine->native_small[call->coll] > 0 &&
+                   native_s <= machine->native_small[call->coll];
+    if (!(first_s > 0 && first_s < INFINITY &&
+          native_s >= (measured ? C.sure_measured : C.sure) * first_s))
         return 0;
     if (call->coll == XCHG_ALLTOALLV)
         bytes = (double)(call->max_send_bytes > call->max_recv_bytes ? call->max_send_bytes

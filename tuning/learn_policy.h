@@ -60,6 +60,8 @@ typedef struct xchg_lp_constants {
     double sure;             /* the models are sure of their choice (xchg_lp_sure) when native is
                                 priced this many times it or more, and a rank's bytes cost less
                                 than one start-up */
+    double sure_measured;    /* the same when native's price is its time measured at MPI_Init
+                                (xchg_machine_t.native_small) */
 } xchg_lp_constants_t;
 
 extern const xchg_lp_constants_t xchg_lp_constants;
@@ -144,8 +146,10 @@ void xchg_lp_start_sure(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, in
  * cost less than one start-up inside a node at tau (machine's beta and tau). The two kinds of
  * models, messages and copies through shared memory, share the start-up constants but not the
  * per-byte ones, so where the bytes cost more the ratio of the prices is not sure; where
- * start-ups make the prices, it is their count, which the models know. (The measurements behind
- * the factor: docs/design.md, Learning.) */
+ * start-ups make the prices, it is their count, which the models know. Where native_s is the
+ * time of native's calls of 1 B measured at MPI_Init (it is machine's native_small for the
+ * call's collective and size), the factor is sure_measured: only the choice's price is a
+ * model then. (The measurements behind the factors: docs/design.md, Learning.) */
 int xchg_lp_sure(const xchg_call_t *call, const xchg_machine_t *machine, double native_s,
                  double first_s);
 /* The next call of the shape. */

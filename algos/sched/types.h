@@ -108,6 +108,12 @@ typedef struct xchg_machine {
        curves, tuning/table.h), or NULL: xchg_cost_native prices native from a curve for the
        call's collective and communicator size when there is one, else by its model */
     const struct xchg_native_curves *native;
+    /* measured at MPI_Init when the world is one node (shim/calibrate.c,
+       xchg_calibrate_native): seconds a call of the MPI library's own collective with blocks of
+       1 B takes on native_small_ranks ranks, per collective (XCHG_ALLTOALL ...); no call of
+       that many ranks that moves bytes costs native less (xchg_cost_native); 0 = not measured */
+    double native_small[XCHG_NCOLLS];
+    int native_small_ranks;
 } xchg_machine_t;
 
 /* Kinds of parameter values. */

@@ -17,7 +17,10 @@
 #    XCHG_TEST_SKEW_TIMES=1: settled shapes must be learned again ("xchg: watch ... -> learn
 #    again"), on every rank at the same call (odd ranks take another path through xchg on
 #    every other call; a rank out of step would deadlock or deliver wrong bytes);
-#  - XCHG_LEARN=0: nothing is learned, and the models price with constants measured at MPI_Init;
+#  - XCHG_LEARN=0: nothing is learned, and the models price with constants measured at MPI_Init,
+#    native's calls of 1 B among them ("xchg: native calls of 1 B blocks on 2 ranks measured
+#    now: ..." with three times above 0); not under XCHG_NODES=1,1, whose emulated nodes would
+#    price native across a network (shim/calibrate.c measures native's calls on one node only);
 #  - the calibration measured again: under XCHG_TEST_DESCHEDULED=1 its first measurement of the
 #    pair inside the node reads as if the peer had been away; XCHG_VERBOSE must show that it
 #    took a second attempt ("xchg: calibration: the start-up inside a node took N attempts",
@@ -165,6 +168,18 @@ if [ -x "$learn_prog" ]; then
             why="'xchg: learn' lines although XCHG_LEARN=0"
         elif [ -z "$why" ] && ! grep -aqE '^xchg: cache off: .* machine .*\(measured now\)$' "$log"; then
             why="no 'xchg: cache off: ... machine ... (measured now)' line: the models did not price with constants measured at MPI_Init"
+        elif [ -z "$why" ] && ! grep -aqE '^xchg: native calls of 1 B blocks on 2 ranks measured now: alltoall [1-9][0-9.e+-]*s allgather [1-9][0-9.e+-]*s alltoallv [1-9][0-9.e+-]*s \([0-9.e+-]+ ms at MPI_Init\)$' "$log"; then
+            why="no 'xchg: native calls of 1 B blocks on 2 ranks measured now: ...' line with three times: native's small calls were not measured at MPI_Init"
+        fi
+        verdict "$name" "$log" "$why"
+    fi
+    name="learn_check p=2 XCHG_NODES=1,1 XCHG_LEARN=0: native's calls measured on one node only"
+    if begin_case "$name"; then
+        preloaded "$log" 2 XCHG_WAIT=yield XCHG_VERBOSE=1 XCHG_LEARN=0 XCHG_CACHE=0 XCHG_NODES=1,1 \
+            -- "$learn_prog"
+        why=$(not_passed $? "$log")
+        if [ -z "$why" ] && grep -aq '^xchg: native calls of 1 B' "$log"; then
+            why="native's calls measured at MPI_Init on emulated nodes: $(grep -a '^xchg: native calls' "$log" | head -n 1)"
         fi
         verdict "$name" "$log" "$why"
     fi

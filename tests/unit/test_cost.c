@@ -347,6 +347,36 @@ static void check_large_messages(void)
     CHECK(m.tau_large == 0, "machine_for two nodes keeps tau_large %g", m.tau_large);
 }
 
+/* Native's calls of 1 B measured at MPI_Init (xchg_machine_t.native_small): a floor under native's
+ * price on communicators of the measured size that move bytes, and nothing elsewhere. The case
+ * recorded on a 2-core Xeon VM (MPICH, 2 ranks): beta 0.449 us, MPI_Allgather of 1 B measured
+ * 0.74 us, priced 0.45 by the model. */
+static void check_native_small(void)
+{
+    xchg_machine_t m = {.beta = 4.49e-7, .tau = 2.89e-10, .rho = 7.29e-11};
+    xchg_params_t params = {0};
+    xchg_call_t call = make_call(XCHG_ALLGATHER, 2, 1);
+    double modelled = xchg_cost_native(&call, &m, &params), t;
+
+    m.native_small[XCHG_ALLGATHER] = 7.4e-7;
+    m.native_small_ranks = 2;
+    t = xchg_cost_native(&call, &m, &params);
+    CHECK(modelled < 7.4e-7 && t == 7.4e-7, "native 1 B allgather: %.3g s, modelled %.3g", t,
+          modelled);
+    call = make_call(XCHG_ALLGATHER, 2, 0);
+    t = xchg_cost_native(&call, &m, &params);
+    CHECK(t < 7.4e-7, "native allgather of 0 B keeps its model: %.3g s", t);
+    call = make_call(XCHG_ALLTOALL, 2, 1);
+    t = xchg_cost_native(&call, &m, &params);
+    CHECK(t < 7.4e-7, "no alltoall measured: the model's %.3g s", t);
+    call = make_call(XCHG_ALLGATHER, 4, 1);
+    t = xchg_cost_native(&call, &m, &params);
+    CHECK(t != 7.4e-7, "4 ranks are not the 2 measured: %.3g s", t);
+    call = make_call(XCHG_ALLGATHER, 2, 65536);
+    t = xchg_cost_native(&call, &m, &params);
+    CHECK(t > 7.4e-7, "native allgather of 64 KiB above the floor: %.3g s", t);
+}
+
 /* One node prices with beta and tau, several nodes with beta_inter and tau_inter. */
 static void check_two_levels(void)
 {
@@ -760,6 +790,7 @@ int main(void)
     check_circulant();
     check_twophase();
     check_two_levels();
+    check_native_small();
     check_large_messages();
     check_cached_copies();
     check_injection();
