@@ -353,7 +353,8 @@ int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machin
     if (values[4] > 0)
         machine->rho = values[4];
     if (!(values[0] > 0 || values[2] > 0))
-        return values[4] > 0; /* one rank, or no start-up measured: beta and tau stay built in */
+        /* one rank, or no start-up measured: beta and tau stay built in */
+        return values[4] > 0 ? XCHG_MEASURED_COPY : XCHG_MEASURED_NONE;
     gap = values[2] > 0 ? xchg_measure_gap(world_node, world_size, values[2]) : 0.0;
     if (!(values[0] > 0)) { /* no partner on rank 0's node: one level, the inter-node one */
         values[0] = values[2];
@@ -369,7 +370,7 @@ int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machin
     machine->beta_inter = values[2];
     machine->tau_inter = values[3];
     machine->gap_inter = gap;
-    return 2;
+    return XCHG_MEASURED_STARTUP;
 }
 
 /* One call of coll with 1-byte blocks on MPI_COMM_WORLD (one[] holds a 1 per rank, displs[]

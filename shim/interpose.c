@@ -68,8 +68,9 @@ static void machine_setup(void)
                 m->gap_inter, m->rho, m->rho_cached, m->cached_bytes,
                 xchg_config.table.has_machine ? "XCHG_TUNING"
                 : xchg_config.cache.has_machine ? "cached"
-                : xchg_config.machine_measured == 2 ? "measured now"
-                : xchg_config.machine_measured == 1 ? "copy rate measured now, start-ups built in"
+                : xchg_config.machine_measured == XCHG_MEASURED_STARTUP ? "measured now"
+                : xchg_config.machine_measured == XCHG_MEASURED_COPY
+                    ? "copy rate measured now, start-ups built in"
                                                     : "built in");
         if (m->native_small_ranks > 0)
             fprintf(stderr,

@@ -65,8 +65,8 @@ typedef struct xchg_config {
     char cache_path[4096];    /* its file ("" when the cache is off or unusable) */
     int cache_on;             /* XCHG_CACHE: read and write the cache */
     int thread_multiple;      /* the MPI library provides MPI_THREAD_MULTIPLE */
-    int machine_measured;     /* machine holds the constants measured at MPI_Init: 2, start-ups
-                                 too; 1, only the copy rate (xchg_calibrate) */
+    int machine_measured;     /* what of machine the calibration at MPI_Init measured
+                                 (xchg_calibrate: XCHG_MEASURED_*) */
     int machine_cached;       /* machine holds the cache's constants (kept when it is stored) */
     xchg_machine_t machine;   /* the table's measured constants, else the defaults */
 } xchg_config_t;
@@ -97,8 +97,12 @@ int xchg_cache_load(const int *node_sizes, int nnodes);
 void xchg_cache_store(void);
 int xchg_cache_write(const xchg_table_t *table, const char *comment);
 /* calibrate.c: measure beta, tau (and across nodes) and rho into machine in a few milliseconds
- * (collective over MPI_COMM_WORLD, from MPI_Init); 2 when it measured a start-up, 1 when only
- * rho (measured whatever the ping-pongs give), 0 when it left them all built in. */
+ * (collective over MPI_COMM_WORLD, from MPI_Init); what it measured: */
+enum {
+    XCHG_MEASURED_NONE,   /* every constant stays built in */
+    XCHG_MEASURED_COPY,   /* only rho (measured whatever the ping-pongs give) */
+    XCHG_MEASURED_STARTUP /* a start-up too, with the constants that come with it */
+};
 int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machine);
 /* The MPI library's own collectives of 1 B blocks timed on MPI_COMM_WORLD into
  * machine->native_small (collective, from MPI_Init; the world on one node, at least 2 ranks);
