@@ -57,10 +57,14 @@
  * therefore makes each of the three collectives with 1 B blocks on MPI_COMM_WORLD, still inside
  * MPI_Init: NATIVE_WARMUP untimed calls (the MPI library sets the collective up in its first
  * calls), then NATIVE_BATCHES batches of NATIVE_CALLS calls back to back; a rank's time is its
- * least batch's mean (a batch that lost its core reads high), and one allreduce gives every
+ * least batch's mean (a batch that lost its core reads high), and an allreduce gives every
  * rank the slowest rank's. xchg_cost_native never prices native below it on a communicator of
- * the world's size. Across nodes a call of 1 B costs a network round trip or more, and 42 of
- * them would stall MPI_Init; there the calibration's inter-node constants price native.
+ * the world's size. A time above NATIVE_MAX per rank is a descheduled rank's: the ranks stop
+ * there and none of the three is used (with `make test` running beside it on the 2 cores, MPICH's
+ * MPI_Alltoall of 1 B at 2 ranks read 4 ms, where it takes 0.6 to 1.0 us, and would have priced
+ * native 4000 times too dear). Across nodes a call of 1 B costs a network round trip or more,
+ * and 42 of them would stall MPI_Init; there the calibration's inter-node constants price
+ * native.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -89,6 +93,9 @@
 #define NATIVE_WARMUP 2    /* untimed calls of each collective (xchg_calibrate_native) */
 #define NATIVE_BATCHES 3   /* timed batches of each collective, the least kept */
 #define NATIVE_CALLS 4     /* calls per batch */
+#define NATIVE_MAX 50e-6   /* per rank: a call of 1 B blocks slower than this many seconds times
+                              the ranks on one node waited for a descheduled rank (more
+                              processes than cores), not the MPI library: not used */
 
 /* Whether rank 0 takes another round trip: done of n taken, the soft and hard deadlines. */
 static int ping_more(int done, int n, double now, double deadline, double hard)
@@ -388,11 +395,12 @@ static void native_call(int coll, const char *send, char *recv, const int *one, 
 
 double xchg_calibrate_native(int world_size, xchg_machine_t *machine)
 {
-    double least[XCHG_NCOLLS], slowest[XCHG_NCOLLS], began_all = PMPI_Wtime();
+    double slowest[XCHG_NCOLLS], began_all = PMPI_Wtime(), most = NATIVE_MAX * world_size;
     char *send = calloc((size_t)world_size, 2);
     int *one = malloc(2 * (size_t)world_size * sizeof *one);
-    int ok = send && one, all_ok = 0;
+    int ok = send && one, all_ok = 0, measured = 0, rank;
 
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     /* every rank makes the calls or none does: a rank without memory for its buffers says so */
     if (PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS &&
         all_ok) {
@@ -402,7 +410,10 @@ double xchg_calibrate_native(int world_size, xchg_machine_t *machine)
             one[i] = 1;
             displs[i] = i;
         }
-        for (int coll = 0; coll < XCHG_NCOLLS; coll++) {
+        /* one collective after the other; the ranks agree on each one's time before the next,
+         * and all stop at one beyond the bound */
+        for (int coll = 0; coll < XCHG_NCOLLS && measured == coll; coll++) {
+            double least = 0.0;
             for (int call = 0; call < NATIVE_WARMUP; call++)
                 native_call(coll, send, recv, one, displs);
             for (int batch = 0; batch < NATIVE_BATCHES; batch++) {
@@ -410,12 +421,25 @@ double xchg_calibrate_native(int world_size, xchg_machine_t *machine)
                 for (int call = 0; call < NATIVE_CALLS; call++)
                     native_call(coll, send, recv, one, displs);
                 mean = (PMPI_Wtime() - began) / NATIVE_CALLS;
-                if (batch == 0 || mean < least[coll])
-                    least[coll] = mean;
+                if (batch == 0 || mean < least)
+                    least = mean;
             }
+            if (xchg_config.test_descheduled) /* testing knob: as if a rank had been away */
+                least += most;
+            if (PMPI_Allreduce(&least, &slowest[coll], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD) !=
+                MPI_SUCCESS)
+                break;
+            if (slowest[coll] > most) {
+                if (xchg_config.verbose && rank == 0)
+                    fprintf(stderr,
+                            "xchg: native calls of 1 B blocks on %d ranks: %s took %.3g s, above "
+                            "%.3g s (a rank was descheduled): not used\n",
+                            world_size, xchg_coll_name(coll), slowest[coll], most);
+                break;
+            }
+            measured++;
         }
-        if (PMPI_Allreduce(least, slowest, XCHG_NCOLLS, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD) ==
-            MPI_SUCCESS) {
+        if (measured == XCHG_NCOLLS) {
             for (int coll = 0; coll < XCHG_NCOLLS; coll++)
                 machine->native_small[coll] = slowest[coll];
             machine->native_small_ranks = world_size;

@@ -16,7 +16,8 @@
  *                                  slower than they ran (the watch must learn it again)
  *   XCHG_TEST_PROBE_ALL=1          testing knob: learning probes every candidate of a round
  *   XCHG_TEST_DESCHEDULED=1        testing knob: the calibration at MPI_Init discards its first
- *                                  measurement of each pair (shim/calibrate.c)
+ *                                  measurement of each pair and reads native's calls of 1 B as
+ *                                  a descheduled rank's (shim/calibrate.c)
  *   XCHG_NODES=3,1,2               testing knob: the first 3 ranks of MPI_COMM_WORLD are one
  *                                  node, the next 1 another, ...; must add up to the job's size
  *   XCHG_TORUS=RxC | P             the torus (P: ring) that flat communicators of R C ranks form,

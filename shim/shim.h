@@ -52,7 +52,8 @@ typedef struct xchg_config {
                                  shape read 100 times slower than they ran (shim/learn.c) */
     int test_descheduled;     /* XCHG_TEST_DESCHEDULED=1 (testing knob): the calibration's first
                                  measurement of each pair reads as if its peer had been
-                                 descheduled, so that the suite sees it measured again */
+                                 descheduled, so that the suite sees it measured again, and
+                                 native's calls of 1 B read as a descheduled rank's (not used) */
     int test_probe_all;       /* XCHG_TEST_PROBE_ALL=1 (testing knob): learning probes every
                                  candidate of a round, so that the suite can make a probe of one
                                  that the policy would skip as hopeless or too dear; no shape

@@ -19,13 +19,17 @@
 #    every other call; a rank out of step would deadlock or deliver wrong bytes);
 #  - XCHG_LEARN=0: nothing is learned, and the models price with constants measured at MPI_Init,
 #    native's calls of 1 B among them ("xchg: native calls of 1 B blocks on 2 ranks measured
-#    now: ..." with three times above 0); not under XCHG_NODES=1,1, whose emulated nodes would
+#    now: ..." with three times above 0, or, on a loaded machine, the line saying that one took
+#    longer than a descheduled rank's bound and none is used); not under XCHG_NODES=1,1, whose
+#    emulated nodes would
 #    price native across a network (shim/calibrate.c measures native's calls on one node only);
 #  - the calibration measured again: under XCHG_TEST_DESCHEDULED=1 its first measurement of the
 #    pair inside the node reads as if the peer had been away; XCHG_VERBOSE must show that it
 #    took a second attempt ("xchg: calibration: the start-up inside a node took N attempts",
 #    N >= 2), and where that attempt measured, the machine line must hold measured constants
-#    (a large message's tau past 16384 B, which the built-in ones lack);
+#    (a large message's tau past 16384 B, which the built-in ones lack); native's calls of 1 B
+#    read as a descheduled rank's there, and must be left unused ("... not used", and no
+#    "measured now" line for them);
 #  - the models sure (tuning/learn_policy.h, xchg_lp_sure): under a table of constants (no rules)
 #    that price native at 4 ranks 100 times `shm`, learn_check's shapes of 4 ranks start settled
 #    ("xchg: sure ...") and none is learned in its 40 calls; with 200 calls a shape (and every
@@ -168,8 +172,9 @@ if [ -x "$learn_prog" ]; then
             why="'xchg: learn' lines although XCHG_LEARN=0"
         elif [ -z "$why" ] && ! grep -aqE '^xchg: cache off: .* machine .*\(measured now\)$' "$log"; then
             why="no 'xchg: cache off: ... machine ... (measured now)' line: the models did not price with constants measured at MPI_Init"
-        elif [ -z "$why" ] && ! grep -aqE '^xchg: native calls of 1 B blocks on 2 ranks measured now: alltoall [1-9][0-9.e+-]*s allgather [1-9][0-9.e+-]*s alltoallv [1-9][0-9.e+-]*s \([0-9.e+-]+ ms at MPI_Init\)$' "$log"; then
-            why="no 'xchg: native calls of 1 B blocks on 2 ranks measured now: ...' line with three times: native's small calls were not measured at MPI_Init"
+        elif [ -z "$why" ] && ! grep -aqE '^xchg: native calls of 1 B blocks on 2 ranks measured now: alltoall [0-9.]*[1-9][0-9.e+-]*s allgather [0-9.]*[1-9][0-9.e+-]*s alltoallv [0-9.]*[1-9][0-9.e+-]*s \([0-9.e+-]+ ms at MPI_Init\)$' "$log" &&
+            ! grep -aqE '^xchg: native calls of 1 B blocks on 2 ranks: [a-z]+ took [0-9.e+-]+ s, above [0-9.e+-]+ s \(a rank was descheduled\): not used$' "$log"; then
+            why="no 'xchg: native calls of 1 B blocks on 2 ranks measured now: ...' line with three times (nor one saying why they were not used): native's small calls were not measured at MPI_Init"
         fi
         verdict "$name" "$log" "$why"
     fi
@@ -192,6 +197,10 @@ if [ -x "$learn_prog" ]; then
         elif [ -z "$why" ] && ! grep -aq 'not measured, the built-in constants stay' "$log" &&
             ! grep -aqE '^xchg: cache off: .* machine .* past 16384 B .*\(measured now\)$' "$log"; then
             why="the calibration's last attempt measured, yet the machine line lacks the measured constants (tau_large past 16384 B)"
+        elif [ -z "$why" ] && ! grep -aqE '^xchg: native calls of 1 B blocks on 2 ranks: alltoall took [0-9.e+-]+ s, above [0-9.e+-]+ s \(a rank was descheduled\): not used$' "$log"; then
+            why="no 'xchg: native calls of 1 B blocks on 2 ranks: alltoall took ... not used' line: a descheduled rank's time was not refused"
+        elif [ -z "$why" ] && grep -aq '^xchg: native calls of 1 B blocks on 2 ranks measured now' "$log"; then
+            why="native's calls of 1 B were used although a rank read as descheduled"
         fi
         verdict "$name" "$log" "$why"
     fi
