@@ -36,6 +36,8 @@
  * (shim/select.c, XCHG_MODEL_MARGIN), and learning or a measured table decide the rest.
  * Pure code: no MPI calls.
  */
+#include <math.h>
+
 #include "cost.h"
 #include "table.h"
 
@@ -80,20 +82,24 @@ static double modelled(const xchg_call_t *call, const xchg_machine_t *machine)
     }
 }
 
+double xchg_cost_native_floor(const xchg_call_t *call, const xchg_machine_t *machine)
+{
+    if (call->comm_size != machine->native_small_ranks || call->block_bytes == 0 ||
+        call->coll < 0 || call->coll >= XCHG_NCOLLS)
+        return 0.0;
+    return machine->native_small[call->coll];
+}
+
 double xchg_cost_native(const xchg_call_t *call, const xchg_machine_t *machine,
                         xchg_params_t *params)
 {
     const xchg_native_curve_t *curve =
         xchg_native_curve_find(machine->native, call->coll, call->comm_size);
-
     double price;
 
     (void)params; /* native has no parameters */
     if (curve)
         return xchg_native_curve_at(curve, call->block_bytes);
     price = modelled(call, machine);
-    if (call->comm_size == machine->native_small_ranks && call->block_bytes > 0 &&
-        call->coll >= 0 && call->coll < XCHG_NCOLLS && price < machine->native_small[call->coll])
-        price = machine->native_small[call->coll];
-    return price;
+    return fmax(price, xchg_cost_native_floor(call, machine));
 }

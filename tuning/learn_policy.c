@@ -69,6 +69,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cost.h"
 #include "learn_policy.h"
 
 const xchg_lp_constants_t xchg_lp_constants = {
@@ -330,10 +331,8 @@ int xchg_lp_sure(const xchg_call_t *call, const xchg_machine_t *machine, double 
                  double first_s)
 {
     double peers = call->comm_size > 1 ? call->comm_size - 1 : 0, bytes;
-    int measured = call->coll >= 0 && call->coll < XCHG_NCOLLS &&
-                   call->comm_size == machine->native_small_ranks &&
-                   machine->native_small[call->coll] > 0 &&
-                   native_s <= machine->native_small[call->coll];
+    double least = xchg_cost_native_floor(call, machine);
+    int measured = least > 0 && native_s <= least; /* native's price is the measurement */
     if (!(first_s > 0 && first_s < INFINITY &&
           native_s >= (measured ? C.sure_measured : C.sure) * first_s))
         return 0;
