@@ -140,7 +140,7 @@ static void add(xchg_lp_cand_t *cand, int *n, const xchg_choice_t *c)
  * tie, and most are won by shared memory (MPICH, 2 ranks: shm 0.14 to 0.23 us against native's
  * 0.26 to 0.45 at 1 B to 256 B). */
 static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *decided,
-                      xchg_lp_cand_t *cand, int *first)
+                      xchg_lp_cand_t *cand, int *first, int *tie)
 {
     xchg_choice_t ranked[XCHG_MAX_ALGOS], d = *decided;
     int n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS), native = xchg_native_index(call->coll);
@@ -156,12 +156,15 @@ static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *
     }
     serial = best;
     *first = 0;
+    *tie = 0;
     for (int i = 0; i < n && source == XCHG_FROM_MODEL && d.algo == native; i++) {
         if (ranked[i].algo == native)
             continue;
-        if (ranked[i].time <= XCHG_MODEL_MARGIN * cand[0].predicted && !xchg_call_empty(call))
+        if (ranked[i].time <= XCHG_MODEL_MARGIN * cand[0].predicted && !xchg_call_empty(call)) {
             d = ranked[i]; /* no clear win either way; a cached verdict of native stays, and an
                               empty call starts from native (xchg_model_clear_win) */
+            *tie = 1;
+        }
         break;
     }
     if (d.algo != native) {
@@ -241,7 +244,7 @@ static int shape_for(const xchg_ctx_t *ctx, xchg_learning_t *dom, const xchg_cal
     unsigned bucket = xchg_bucket(call->block_bytes), skew = xchg_skew_class(call);
     xchg_lp_cand_t cand[XCHG_LP_MAX];
     xchg_shape_t *s;
-    int ncand, first;
+    int ncand, first, tie;
 
     if (*hint >= 0 && shape_is(&dom->shapes[*hint], call->coll, bucket, skew))
         return *hint;
@@ -257,7 +260,7 @@ static int shape_for(const xchg_ctx_t *ctx, xchg_learning_t *dom, const xchg_cal
     s->coll = call->coll;
     s->bucket = bucket;
     s->skew = skew;
-    ncand = candidates(call, source, decided, cand, &first);
+    ncand = candidates(call, source, decided, cand, &first, &tie);
     mark_setup(ctx, call, cand, ncand);
     if (source == XCHG_FROM_CACHE)
         xchg_lp_start_known(&s->lp, cand, ncand, first);
@@ -266,7 +269,9 @@ static int shape_for(const xchg_ctx_t *ctx, xchg_learning_t *dom, const xchg_cal
         xchg_lp_start_sure(&s->lp, cand, ncand, first);
         if (xchg_config.verbose && ctx->rank == 0 && s->lp.phase == XCHG_LP_SETTLED)
             announce(ctx, s, "sure", s->lp.winner);
-    } else
+    } else if (tie)
+        xchg_lp_start_tie(&s->lp, cand, ncand, first);
+    else
         xchg_lp_start(&s->lp, cand, ncand, first);
     s->lp.probe_all = xchg_config.test_probe_all;
     return *hint;

@@ -40,8 +40,8 @@
  *    and carried by the next one) and, across machines, the barrier of each timed call; or the
  *    round's calls as timed whole, where that says more (the medians leave out warm-ups and slow
  *    calls). The round's first probe is not exploration: its calls are not counted, only its
- *    barriers. A first round that the allowance cut short is followed by a second after
- *    budget_calls calls.
+ *    barriers; but for a tie's (below). A first round that the allowance cut short is followed
+ *    by a second after budget_calls calls.
  *  - Native's probe (fit_native). Probed in every round, after native_warmup untimed calls
  *    (the MPI library sets a communicator up in its first calls), with the timed calls the
  *    allowance pays for. Expected at more than twice the best, or with the allowance spent, it
@@ -59,6 +59,18 @@
  * Settling: the fastest probed candidate wins, an xchg one only below margin times native
  * (settle(), verdict()). A new round forgets the times but for candidates far slower than the
  * winner (relearn()).
+ *
+ * Ties (xchg_lp_start_tie). Where the models see no clear win, the selection runs native, and
+ * the round's first probe is their best xchg candidate, priced within XCHG_MODEL_MARGIN of
+ * native: not what the shape would run without learning, so its calls' excess over the
+ * reference counts against the allowance once native is measured, as any other probe's does.
+ * A candidate that lost to native then does not buy a third probe in a short-lived shape (the
+ * second round, after budget_calls calls, takes it): MPICH's MPI_Alltoall of 64 KiB at 2 ranks
+ * (native 9 us a call) probed `pairwise` (its first call 18 us, one 166) or `shm` (40 to 50 us)
+ * first, then native, then the other, and its first 15 calls took 1.1 to 1.2 times native's.
+ * A tie won by the xchg candidate costs nothing: where native's first calls on a communicator
+ * are slow (MPICH's 4 KiB at 2 ranks: 7 to 9 us against 1.9 steady), it is the reference's
+ * excess, not the candidate's.
  *
  * The sure start (xchg_lp_sure): native priced at least `sure` times the models' choice, on a
  * call whose busiest rank's bytes cost less than one start-up. There the prices are counts of
@@ -131,8 +143,12 @@ static double best_measured(const xchg_lp_t *lp)
  * fit_native), so that the first probe's part is known. */
 static double cost_so_far(const xchg_lp_t *lp, double ref)
 {
-    double counted = lp->spent + lp->agreements * lp->agree_s + lp->synced * lp->sync_s;
-    double taken = lp->round_s - lp->first_s - (lp->round_calls - lp->first_calls) * ref +
+    const xchg_lp_cand_t *first = &lp->cand[lp->winner]; /* during a round: its first probe */
+    double tie = lp->tie && lp->rounds == 1 && first->measured > ref
+                     ? lp->first_calls * (first->measured - ref) /* a tie's first: explored */
+                     : 0.0;
+    double counted = lp->spent + tie + lp->agreements * lp->agree_s + lp->synced * lp->sync_s;
+    double taken = lp->round_s - lp->first_s - (lp->round_calls - lp->first_calls) * ref + tie +
                    lp->agreements * lp->agree_s + lp->first_synced * lp->sync_s;
     return lp->round_s > 0 && taken > counted ? taken : counted;
 }
@@ -325,6 +341,12 @@ void xchg_lp_start_sure(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, in
     if (lp->phase == XCHG_LP_PROBING && lp->winner != 0) /* not native alone, nor a first that
                                                             waits for its set-up */
         start_settled(lp, lp->winner, C.relearn_first);
+}
+
+void xchg_lp_start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first)
+{
+    xchg_lp_start(lp, cand, ncand, first);
+    lp->tie = 1;
 }
 
 int xchg_lp_sure(const xchg_call_t *call, const xchg_machine_t *machine, double native_s,

@@ -126,6 +126,8 @@ typedef struct xchg_lp {
     int chained;        /* > 0: the current probe (native's) follows a chained one, whose timed
                            calls, this many, its agreement covers first */
     int chain_cand, chain_calls; /* that chained probe's candidate and calls */
+    int tie;            /* started by xchg_lp_start_tie: the first round's first probe is
+                           exploration (cost_so_far) */
     int probe_all;      /* testing (XCHG_TEST_PROBE_ALL, set after xchg_lp_start): probe every
                            candidate that may run, none hopeless or over the allowance */
 } xchg_lp_t;
@@ -141,6 +143,11 @@ void xchg_lp_start_known(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, i
  * and its first round of probes begins after relearn_first calls, when the shape has shown that
  * the program repeats it. A first that must wait for its set-up starts as xchg_lp_start does. */
 void xchg_lp_start_sure(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first);
+/* Start learning a shape where the models see no clear win (their best xchg candidate, first,
+ * priced within XCHG_MODEL_MARGIN of native either way, so the selection runs native): as
+ * xchg_lp_start, but the first round's first probe is exploration too, paid by the allowance
+ * (learn_policy.c, "Ties"). */
+void xchg_lp_start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first);
 /* Whether the models are sure of their choice, priced first_s, against native, priced
  * native_s: native_s is at least sure times first_s, and the bytes of the call's busiest rank
  * cost less than one start-up inside a node at tau (machine's beta and tau). The two kinds of

@@ -364,6 +364,41 @@ int main(void)
               "set-up: ran %d calls before call %u, first at call %d", early, after, first_run);
         CHECK(s.lp.winner == 1, "set-up: winner %d, want 1", s.lp.winner);
     }
+    /* a tie (MPICH's MPI_Alltoall of 64 KiB at 2 ranks: native 9 us, the models price shm and
+     * pairwise about as native): the first probe, which lost to native, is exploration, so the
+     * third candidate waits for the second round, after the first 40 calls; started as a clear
+     * choice, the same round probes it within the first 17 calls. A tie that the first wins
+     * spends nothing of the allowance: it runs as the clear choice does, call for call */
+    {
+        int third_at[2][2] = {{0, 0}, {0, 0}}, winner[2][2], same = 1;
+        for (int tie = 0; tie <= 1; tie++)
+            for (int wins = 0; wins <= 1; wins++) {
+                double truth[3] = {9e-6, wins ? 7e-6 : 18e-6, 12e-6};
+                double pred[3] = {10.9e-6, 10.9e-6, 10.5e-6};
+                xchg_lp_cand_t kinds[3];
+                sim_start(&s, 3, truth, pred, 1);
+                memcpy(kinds, s.lp.cand, sizeof kinds);
+                kinds[1].shared = 1; /* shm, then pairwise: one's times do not scale the other */
+                (tie ? xchg_lp_start_tie : xchg_lp_start)(&s.lp, kinds, 3, 1);
+                while (s.calls < 80) {
+                    int c = sim_call(&s);
+                    if (c == 2 && third_at[tie][wins] == 0)
+                        third_at[tie][wins] = s.calls;
+                }
+                winner[tie][wins] = s.lp.winner;
+            }
+        CHECK(third_at[0][0] > 0 && third_at[0][0] <= 17, "clear choice: the third candidate "
+              "ran first at call %d, want within 17", third_at[0][0]);
+        CHECK(third_at[1][0] > (int)xchg_lp_constants.budget_calls, "tie: the third candidate "
+              "ran at call %d, within the first %d", third_at[1][0],
+              xchg_lp_constants.budget_calls);
+        same = third_at[1][1] == third_at[0][1] && winner[1][1] == winner[0][1];
+        CHECK(same, "a tie the first wins: third candidate at call %d (clear choice %d), "
+              "winner %d (%d)", third_at[1][1], third_at[0][1], winner[1][1], winner[0][1]);
+        CHECK(winner[0][0] == 0 && winner[1][0] == 0 && winner[1][1] == 1,
+              "tie: winners %d %d %d, want native, native, the first", winner[0][0],
+              winner[1][0], winner[1][1]);
+    }
     /* a stored verdict that needs a set-up: native until the shape's setup_after-th call, then
      * the verdict on every call */
     {
