@@ -237,7 +237,8 @@ static void mark_setup(const xchg_ctx_t *ctx, const xchg_call_t *call, xchg_lp_c
 static void announce(const xchg_ctx_t *ctx, const xchg_shape_t *s, const char *what, int winner);
 
 /* The slot of a shape: found, or a new one started with its candidates (settled on the first
- * at once where the models are sure of it: xchg_lp_sure). */
+ * at once where the models are sure of it: xchg_lp_sure; where they see no clear win, with the
+ * first round's first probe counted as exploration: xchg_lp_start_tie). */
 static int shape_for(const xchg_ctx_t *ctx, xchg_learning_t *dom, const xchg_call_t *call,
                      int source, const xchg_choice_t *decided, int *hint)
 {

@@ -652,15 +652,49 @@ static double time_spec(int coll, const char *spec, size_t bytes, double budget,
     return -1;
 }
 
+/* Two specs of coll timed `turns` times each (up to TURNS_MAX), in turns: spec[0] first in
+ * the even turns, spec[1] first in the odd ones, so that a change of the machine's load touches
+ * both alike. median[k] is the median of spec[k]'s timings and of prior[k] where that is > 0 (a
+ * timing made before). Every timing is made whatever an earlier one gave, so that the ranks stay
+ * in step; returns 1 when none failed, else 0 with median untouched. *spent gets their wall
+ * time added. */
+#define TURNS_MAX 5
+
+static int time_in_turns(int coll, const char *const spec[2], const double prior[2], int turns,
+                         size_t bytes, double budget, const options_t *opt, tool_call_t *call,
+                         MPI_Comm comm, double median[2], double *spent)
+{
+    double t[2][TURNS_MAX + 1];
+    int n[2] = {0, 0}, ok = 1;
+
+    for (int k = 0; k < 2; k++)
+        if (prior[k] > 0)
+            t[k][n[k]++] = prior[k];
+    for (int turn = 0; turn < turns && turn < TURNS_MAX; turn++)
+        for (int j = 0; j < 2; j++) {
+            int k = turn % 2 ? 1 - j : j;
+            double wall = 0;
+            t[k][n[k]] = time_spec(coll, spec[k], bytes, budget, opt, call, comm, &wall);
+            ok &= t[k][n[k]++] >= 0;
+            *spent += wall;
+        }
+    if (!ok)
+        return 0;
+    for (int k = 0; k < 2; k++) {
+        series_t times = {t[k], n[k], n[k]};
+        median[k] = median_of(&times);
+    }
+    return 1;
+}
+
 /* A cell's model's first choice and its rival (the measured best when the first lost, else the
  * next best), measured within CONFIRM_WITHIN of each other, are timed again CONFIRM_TURNS times
- * each, in turns (the rival first, then the first, then the other way round), and each keeps
- * the median of its timings: a near win of the first is checked as a near miss is. One timing
- * of a few milliseconds is at the mercy of one slow stretch of the machine: with --quick,
- * MPI_Alltoall of 4 MiB at 2 ranks read 944 us under pairwise:k=1 and 858 under
- * radix:r=2,k=1, two schedules that make the same single exchange there. What both --verify's
- * report and the table's rule rest on is which of the two is faster, so that comparison is
- * timed in turns, as the sync is (SYNC_TURNS). */
+ * each, in turns, and each keeps the median of its three timings: a near win of the first is
+ * checked as a near miss is. One timing of a few milliseconds is at the mercy of one slow
+ * stretch of the machine: with --quick, MPI_Alltoall of 4 MiB at 2 ranks read 944 us under
+ * pairwise:k=1 and 858 under radix:r=2,k=1, two schedules that make the same single exchange
+ * there. What both --verify's report and the table's rule rest on is which of the two is
+ * faster, so that comparison is timed in turns, as the sync is (measure_sync). */
 #define CONFIRM_WITHIN 1.5
 #define CONFIRM_TURNS 2
 
@@ -670,26 +704,17 @@ static int confirm_close(int coll, size_t bytes, double budget, const options_t 
                          tool_call_t *call, MPI_Comm comm, candidate_t *cands, int rival,
                          double *spent)
 {
-    int who[2] = {rival, 0};
-    double t[2][1 + CONFIRM_TURNS];
-    char spec[160];
+    char specs[2][160];
+    const char *const spec[2] = {specs[0], specs[1]};
+    double prior[2] = {cands[rival].measured, cands[0].measured}, median[2];
 
-    for (int k = 0; k < 2; k++)
-        t[k][0] = cands[who[k]].measured;
-    for (int turn = 1; turn <= CONFIRM_TURNS; turn++)
-        for (int j = 0; j < 2; j++) {
-            int k = turn % 2 ? j : 1 - j;
-            double wall;
-            spec_of(cands[who[k]].algo, &cands[who[k]].params, spec, sizeof spec);
-            t[k][turn] = time_spec(coll, spec, bytes, budget, opt, call, comm, &wall);
-            if (t[k][turn] < 0)
-                return 0;
-            *spent += wall;
-        }
-    for (int k = 0; k < 2; k++) {
-        series_t times = {t[k], 1 + CONFIRM_TURNS, 1 + CONFIRM_TURNS};
-        cands[who[k]].measured = median_of(&times);
-    }
+    spec_of(cands[rival].algo, &cands[rival].params, specs[0], sizeof specs[0]);
+    spec_of(cands[0].algo, &cands[0].params, specs[1], sizeof specs[1]);
+    if (!time_in_turns(coll, spec, prior, CONFIRM_TURNS, bytes, budget, opt, call, comm, median,
+                       spent))
+        return 0;
+    cands[rival].measured = median[0];
+    cands[0].measured = median[1];
     return 1;
 }
 
@@ -1166,6 +1191,7 @@ static int measure_inject(xchg_ctx_t *ctx, size_t bytes, int reps, char *sendbuf
  * SYNC_TURNS each. Collective over the world; *ratio and *n are rank 0's (*ratio 0 when a
  * timing failed). */
 #define SYNC_TURNS 5 /* each timed this many times, in turns; the medians' ratio */
+_Static_assert(SYNC_TURNS <= TURNS_MAX && CONFIRM_TURNS <= TURNS_MAX, "time_in_turns' bound");
 
 static int measure_sync(xchg_ctx_t *ctx, const options_t *opt, double *ratio, int *n)
 {
@@ -1179,21 +1205,17 @@ static int measure_sync(xchg_ctx_t *ctx, const options_t *opt, double *ratio, in
         return rc;
     if (in) {
         tool_call_t call;
-        double wall, budget = opt->quick ? 0.004 : 0.02, shms[SYNC_TURNS], msgs[SYNC_TURNS];
+        double spent = 0, budget = opt->quick ? 0.004 : 0.02, none[2] = {0, 0}, median[2];
         char pairwise[32];
+        const char *const spec[2] = {"shm", pairwise};
         snprintf(pairwise, sizeof pairwise, "pairwise:k=%d", *n - 1);
         if (tool_call_alloc(&call, XCHG_ALLTOALL, *n, mine, (size_t)*n, (size_t)*n) ==
             MPI_SUCCESS) {
-            /* in turns, so that a change of the machine's load touches both alike */
-            for (int turn = 0; turn < SYNC_TURNS; turn++) {
-                shms[turn] = time_spec(XCHG_ALLTOALL, "shm", 1, budget, opt, &call, node, &wall);
-                msgs[turn] = time_spec(XCHG_ALLTOALL, pairwise, 1, budget, opt, &call, node, &wall);
-            }
+            if (time_in_turns(XCHG_ALLTOALL, spec, none, SYNC_TURNS, 1, budget, opt, &call, node,
+                              median, &spent) &&
+                median[1] > 0)
+                *ratio = median[0] / median[1];
             tool_call_free(&call);
-            qsort(shms, SYNC_TURNS, sizeof *shms, tool_cmp_double);
-            qsort(msgs, SYNC_TURNS, sizeof *msgs, tool_cmp_double);
-            if (shms[0] > 0 && msgs[0] > 0) /* no timing failed (-1) */
-                *ratio = shms[SYNC_TURNS / 2] / msgs[SYNC_TURNS / 2];
         }
         MPI_Comm_free(&node);
     }
