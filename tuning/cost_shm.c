@@ -8,7 +8,8 @@
  * the node's ranks copy more at once than its memory serves: xchg_cost_node_copies):
  *   alltoall   passes sync + (2 (p - 1) + 1) b rho;
  *   allgather  passes sync + p b rho;
- *   alltoallv  passes sync + (h1 + h2) rho (the busiest sender's and receiver's bytes).
+ *   alltoallv  passes sync + (h1 + h2 - s) rho (the busiest sender's and receiver's bytes, the
+ *              block to self s copied once: self_estimate).
  * Passes: ceil(b / piece) for the equal-block collectives (algos/sched/shm.h, with the half at
  * its limit topo.shm_bytes, which is where the segment grows); for alltoallv one when the
  * busiest sender's messages fit its region, else one more per piece of the largest message.
@@ -24,6 +25,16 @@
 static size_t passes_of(size_t bytes, size_t piece)
 {
     return bytes == 0 ? 0 : (bytes + piece - 1) / piece;
+}
+
+/* An alltoallv's block to self, which the busiest rank copies once, not out and in: the
+ * smallest of the largest message and the two busiest ranks' mean blocks, which is the block
+ * of uniform counts (the agreed values do not tell the self block itself). */
+static double self_estimate(const xchg_call_t *call)
+{
+    double p = call->comm_size, least = (double)call->max_block_bytes;
+    least = fmin(least, (double)call->max_send_bytes / p);
+    return fmin(least, (double)call->max_recv_bytes / p);
 }
 
 double xchg_cost_shm(const xchg_call_t *call, const xchg_machine_t *machine, xchg_params_t *params)
@@ -43,7 +54,7 @@ double xchg_cost_shm(const xchg_call_t *call, const xchg_machine_t *machine, xch
         passes = 1;
         if (header + call->max_send_bytes > region)
             passes += passes_of(call->max_block_bytes, slot);
-        copied = (double)call->max_send_bytes + (double)call->max_recv_bytes;
+        copied = (double)call->max_send_bytes + (double)call->max_recv_bytes - self_estimate(call);
     } else {
         passes = passes_of(b, xchg_shm_piece(call->coll, p, limit));
         copied =
