@@ -10,7 +10,8 @@
  * Through the segment (a communicator on one node that an shm algorithm's call gave one,
  * ctx->shm: made and grown at the same call on every rank, so every rank takes the same way):
  * one pass, every rank writing its values at its rank's place in the half, one synchronisation
- * of the node, every rank reading all (algos/shm.c), instead of ceil(log2 p) rounds of messages.
+ * of the node, every rank reading all (algos/shm.c), instead of ceil(log2 p) rounds of messages;
+ * up to 7 values in one pass of lines (algos/shm.c, one-line passes).
  * Like every pass it ends with a synchronisation, after which the half of the pass before it may
  * be written again: a caller between a pass and its reads (a segment grown in the middle of a
  * call, alltoallv_shm.c) reads first.
@@ -28,7 +29,23 @@ static int through_segment(const xchg_ctx_t *ctx, int n)
 
 static void agree_segment(xchg_ctx_t *ctx, uint64_t *vals, int n)
 {
-    uint64_t *half = (uint64_t *)xchg_shm_half(ctx);
+    uint64_t *half;
+    if (xchg_shm_line_fits(ctx, (size_t)n * sizeof *vals)) {
+        memcpy(xchg_shm_line(ctx, ctx->rank), vals, (size_t)n * sizeof *vals);
+        xchg_shm_line_post(ctx);
+        for (int r = 0; r < ctx->size; r++) {
+            uint64_t theirs[XCHG_SHM_LINE_DATA / sizeof *vals];
+            if (r == ctx->rank)
+                continue;
+            xchg_shm_line_wait(ctx, r);
+            memcpy(theirs, xchg_shm_line(ctx, r), (size_t)n * sizeof *vals);
+            for (int i = 0; i < n; i++)
+                vals[i] = theirs[i] > vals[i] ? theirs[i] : vals[i];
+        }
+        xchg_shm_next(ctx);
+        return;
+    }
+    half = (uint64_t *)xchg_shm_half(ctx);
     memcpy(half + (size_t)ctx->rank * (size_t)n, vals, (size_t)n * sizeof *vals);
     xchg_shm_arrive(ctx);
     for (int r = 0; r < ctx->size; r++)

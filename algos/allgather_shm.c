@@ -7,7 +7,8 @@
  *
  *   half:  | block of 0 | block of 1 | ... | block of p-1 |   (slots of n bytes)
  *
- * A block larger than half / p goes in ceil(b / n) passes of n-byte pieces (equal on all ranks).
+ * A block larger than half / p goes in ceil(b / n) passes of n-byte pieces (equal on all ranks);
+ * one of up to 56 bytes in one pass of lines instead (algos/shm.c, one-line passes).
  * Cost: passes synchronisations and p b bytes copied (b in, (p - 1) b out).
  * Restrictions: the registry's predicate (all ranks on one machine). Without a segment (none
  * could be had, on every rank alike) it runs the ring.
@@ -36,6 +37,17 @@ int xchg_allgather_shm(xchg_ctx_t *ctx, const void *sendblock, void *recvbuf, si
              : MPI_ERR_OTHER;
     if (rc != MPI_SUCCESS || xchg_shm_piece(XCHG_ALLGATHER, p, ctx->shm->half_bytes) == 0)
         return xchg_allgather_ring(ctx, own, recvbuf, block_bytes, params);
+    if (xchg_shm_line_fits(ctx, block_bytes)) {
+        memcpy(xchg_shm_line(ctx, rank), own, block_bytes);
+        xchg_shm_line_post(ctx);
+        for (int i = 0; i < p; i++)
+            if (i != rank) {
+                xchg_shm_line_wait(ctx, i);
+                memcpy(recv + (size_t)i * block_bytes, xchg_shm_line(ctx, i), block_bytes);
+            }
+        xchg_shm_next(ctx);
+        return MPI_SUCCESS;
+    }
     piece = xchg_shm_piece(XCHG_ALLGATHER, p, ctx->shm->half_bytes);
     for (size_t at = 0; at < block_bytes; at += piece) {
         size_t n = block_bytes - at < piece ? block_bytes - at : piece;

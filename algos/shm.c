@@ -16,6 +16,19 @@
  * half again in pass t + 2, after its first synchronisation of pass t + 1, which every rank of
  * the node reached only after reading everything of pass t.
  *
+ * One-line passes (xchg_shm_line*): where each rank's part of a pass fits one cache line beside
+ * a sequence word (XCHG_SHM_LINE_DATA bytes, at most XCHG_SHM_LINE_RANKS ranks on the node), a
+ * pass goes through lines of the control block instead of the half and the counter: every rank
+ * has a line for each parity of the pass count, writes its bytes there, stores the pass count
+ * plus one in its first word (release), and waits until each other rank's line of this parity
+ * shows the same (acquire) before it reads it. A rank writes one line that only it writes
+ * and reads each other rank's once, where a counter pass makes every rank write the counter's
+ * line and the half's (shared by small blocks), then read both again. The lines of parity t
+ * mod 2 are written again in pass t + 2, after every rank has shown pass t + 1, which it does
+ * after reading pass t: the halves' argument, and it holds across passes of either kind (a
+ * counter pass also waits for every rank of the node), so the two kinds may alternate on one
+ * segment. Every line pass waits for every other rank of the node, whatever it reads.
+ *
  * Waiting: under ctx->shm_yield (more ranks than cores on the node, or XCHG_WAIT=yield) every
  * turn of the loop yields the core to the rank that has yet to arrive; otherwise the loop spins
  * and yields only now and then. It also drives the MPI library's progress engine every few
@@ -58,26 +71,61 @@ char *xchg_shm_half(const xchg_ctx_t *ctx)
     return shm->base + XCHG_SHM_CONTROL + (shm->passes & 1) * shm->half_bytes;
 }
 
+/* One turn of a wait: yield, or spin, and drive progress now and then. */
+static void wait_turn(xchg_ctx_t *ctx, unsigned turn)
+{
+    if (ctx->shm_yield) {
+        sched_yield();
+        if (turn % YIELD_PROGRESS == 0)
+            drive_progress(ctx);
+        return;
+    }
+    cpu_relax();
+    if (turn % SPIN_PROGRESS == 0)
+        drive_progress(ctx);
+    if (turn % SPIN_YIELD == 0)
+        sched_yield();
+}
+
 void xchg_shm_sync(xchg_ctx_t *ctx)
 {
     uint64_t *count = (uint64_t *)ctx->shm->base;
     uint64_t all = (uint64_t)ctx->local_size * (ctx->shm->syncs + 1);
 
     __atomic_fetch_add(count, 1, __ATOMIC_ACQ_REL);
-    for (unsigned turn = 1; __atomic_load_n(count, __ATOMIC_ACQUIRE) < all; turn++) {
-        if (ctx->shm_yield) {
-            sched_yield();
-            if (turn % YIELD_PROGRESS == 0)
-                drive_progress(ctx);
-            continue;
-        }
-        cpu_relax();
-        if (turn % SPIN_PROGRESS == 0)
-            drive_progress(ctx);
-        if (turn % SPIN_YIELD == 0)
-            sched_yield();
-    }
+    for (unsigned turn = 1; __atomic_load_n(count, __ATOMIC_ACQUIRE) < all; turn++)
+        wait_turn(ctx, turn);
     ctx->shm->syncs++;
+}
+
+int xchg_shm_line_fits(const xchg_ctx_t *ctx, size_t bytes)
+{
+    return ctx->shm && ctx->local_size <= XCHG_SHM_LINE_RANKS && bytes <= XCHG_SHM_LINE_DATA;
+}
+
+/* Local rank r's line of pass parity t mod 2: lines 1 + (t mod 2) XCHG_SHM_LINE_RANKS + r of
+ * the control block (line 0 is the counter). */
+static uint64_t *line_of(const xchg_ctx_t *ctx, int local)
+{
+    size_t line = 1 + (size_t)(ctx->shm->passes & 1) * XCHG_SHM_LINE_RANKS + (size_t)local;
+    return (uint64_t *)(ctx->shm->base + line * XCHG_SHM_LINE);
+}
+
+char *xchg_shm_line(const xchg_ctx_t *ctx, int local)
+{
+    return (char *)(line_of(ctx, local) + 1);
+}
+
+void xchg_shm_line_post(xchg_ctx_t *ctx)
+{
+    __atomic_store_n(line_of(ctx, ctx->local_rank), ctx->shm->passes + 1, __ATOMIC_RELEASE);
+}
+
+void xchg_shm_line_wait(xchg_ctx_t *ctx, int local)
+{
+    const uint64_t *seq = line_of(ctx, local);
+    for (unsigned turn = 1; __atomic_load_n(seq, __ATOMIC_ACQUIRE) != ctx->shm->passes + 1; turn++)
+        wait_turn(ctx, turn);
 }
 
 void xchg_shm_next(xchg_ctx_t *ctx)

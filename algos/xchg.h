@@ -36,7 +36,8 @@ typedef struct xchg_mark {
 /* The segment of shared memory of this rank's node (shim/shm.c): the ranks of the communicator
  * on one node share it (a one-node communicator: all of them). POSIX shared memory made by the
  * node's lowest rank, mapped by every rank of the node, its name unlinked as soon as all have it.
- * A control block of XCHG_SHM_CONTROL bytes (the node's synchronisation counter), then two halves
+ * A control block of XCHG_SHM_CONTROL bytes (the node's synchronisation counter, then the lines
+ * of the one-line passes), then two halves
  * of half_bytes each, equal on every rank of the communicator (every node's segment grows at
  * the same calls to the same size). Pass n of the communicator's shm and node calls uses half
  * n mod 2 (algos/shm.c). */
@@ -48,6 +49,8 @@ typedef struct xchg_shm {
     uint64_t passes;  /* passes through this segment so far: equal on all ranks */
     uint64_t syncs;   /* synchronisations of the node so far: equal on the node's ranks */
     int capped;       /* growing failed once (agreed): the halves stay as they are */
+    unsigned v_line_skip; /* alltoallv: its calls left before it tries a one-line pass again
+                             (alltoallv_shm.c; equal on the node's ranks: set from what all read) */
     uint64_t id;      /* the same on every rank that maps it (from its name), never 0 */
 } xchg_shm_t;
 
@@ -181,6 +184,19 @@ char *xchg_shm_half(const xchg_ctx_t *ctx);
 void xchg_shm_sync(xchg_ctx_t *ctx);
 void xchg_shm_next(xchg_ctx_t *ctx);
 void xchg_shm_arrive(xchg_ctx_t *ctx);
+/* One-line passes (algos/shm.c) for small calls: when xchg_shm_line_fits(ctx, bytes) (a
+ * segment, at most XCHG_SHM_LINE_RANKS ranks on the node, bytes <= XCHG_SHM_LINE_DATA: equal
+ * on the node's ranks when bytes is), a rank writes up to bytes at xchg_shm_line(ctx,
+ * ctx->local_rank), posts (xchg_shm_line_post), waits for every other local rank r
+ * (xchg_shm_line_wait) and reads xchg_shm_line(ctx, r), then ends the pass with
+ * xchg_shm_next(ctx). */
+#define XCHG_SHM_LINE 64
+#define XCHG_SHM_LINE_DATA (XCHG_SHM_LINE - 8)
+#define XCHG_SHM_LINE_RANKS ((XCHG_SHM_CONTROL / XCHG_SHM_LINE - 1) / 2)
+int xchg_shm_line_fits(const xchg_ctx_t *ctx, size_t bytes);
+char *xchg_shm_line(const xchg_ctx_t *ctx, int local);
+void xchg_shm_line_post(xchg_ctx_t *ctx);
+void xchg_shm_line_wait(xchg_ctx_t *ctx, int local);
 /* scratch.c: the context's scratch stack (see xchg_mark_t). A push returns at least bytes,
  * aligned to 64 bytes, or NULL when memory is exhausted; it never moves earlier pushes. */
 xchg_mark_t xchg_scratch_mark(const xchg_ctx_t *ctx);
