@@ -207,7 +207,10 @@ const xchg_algo_t xchg_algos[] = {
         .description = "through a segment of shared memory, when every rank runs on one machine: "
                        "each rank copies its blocks in, one synchronisation, each copies its "
                        "blocks out (blocks beyond `XCHG_SHM_BYTES` / p^2 go in pieces, one "
-                       "synchronisation each)",
+                       "synchronisation each); where a rank's p - 1 blocks fit 56 bytes, and for "
+                       "allgather blocks, small alltoallv messages and agreements alike, each "
+                       "rank writes one cache line of its own with a sequence word, and no "
+                       "shared counter is touched",
         .source = SHM_SOURCE,
         .shared_memory = 1,
     },
