@@ -32,12 +32,11 @@ static void agree_segment(xchg_ctx_t *ctx, uint64_t *vals, int n)
     uint64_t *half;
     if (xchg_shm_line_fits(ctx, (size_t)n * sizeof *vals)) {
         memcpy(xchg_shm_line(ctx, ctx->rank), vals, (size_t)n * sizeof *vals);
-        xchg_shm_line_post(ctx);
+        xchg_shm_line_arrive(ctx);
         for (int r = 0; r < ctx->size; r++) {
             uint64_t theirs[XCHG_SHM_LINE_DATA / sizeof *vals];
             if (r == ctx->rank)
                 continue;
-            xchg_shm_line_wait(ctx, r);
             memcpy(theirs, xchg_shm_line(ctx, r), (size_t)n * sizeof *vals);
             for (int i = 0; i < n; i++)
                 vals[i] = theirs[i] > vals[i] ? theirs[i] : vals[i];

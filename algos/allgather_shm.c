@@ -39,12 +39,10 @@ int xchg_allgather_shm(xchg_ctx_t *ctx, const void *sendblock, void *recvbuf, si
         return xchg_allgather_ring(ctx, own, recvbuf, block_bytes, params);
     if (xchg_shm_line_fits(ctx, block_bytes)) {
         memcpy(xchg_shm_line(ctx, rank), own, block_bytes);
-        xchg_shm_line_post(ctx);
+        xchg_shm_line_arrive(ctx);
         for (int i = 0; i < p; i++)
-            if (i != rank) {
-                xchg_shm_line_wait(ctx, i);
+            if (i != rank)
                 memcpy(recv + (size_t)i * block_bytes, xchg_shm_line(ctx, i), block_bytes);
-            }
         xchg_shm_next(ctx);
         return MPI_SUCCESS;
     }

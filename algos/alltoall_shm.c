@@ -31,13 +31,11 @@ static void line_pass(xchg_ctx_t *ctx, const char *send, char *recv, size_t b)
     for (int j = 0, at = 0; j < p; j++)
         if (j != rank)
             memcpy(mine + (size_t)at++ * b, send + (size_t)j * b, b);
-    xchg_shm_line_post(ctx);
+    xchg_shm_line_arrive(ctx);
     for (int i = 0; i < p; i++)
-        if (i != rank) {
-            xchg_shm_line_wait(ctx, i);
+        if (i != rank)
             memcpy(recv + (size_t)i * b,
                    xchg_shm_line(ctx, i) + (size_t)(rank < i ? rank : rank - 1) * b, b);
-        }
     xchg_shm_next(ctx);
 }
 

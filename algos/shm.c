@@ -19,15 +19,16 @@
  * One-line passes (xchg_shm_line*): where each rank's part of a pass fits one cache line beside
  * a sequence word (XCHG_SHM_LINE_DATA bytes, at most XCHG_SHM_LINE_RANKS ranks on the node), a
  * pass goes through lines of the control block instead of the half and the counter: every rank
- * has a line for each parity of the pass count, writes its bytes there, stores the pass count
- * plus one in its first word (release), and waits until each other rank's line of this parity
- * shows the same (acquire) before it reads it. A rank writes one line that only it writes
+ * has a line for each parity of the pass count, writes its bytes there, and arrives
+ * (xchg_shm_line_arrive): it stores the pass count plus one in its line's first word (release)
+ * and waits until every other rank's line of this parity shows the same (acquire); then it reads
+ * them. A rank writes one line that only it writes
  * and reads each other rank's once, where a counter pass makes every rank write the counter's
  * line and the half's (shared by small blocks), then read both again. The lines of parity t
  * mod 2 are written again in pass t + 2, after every rank has shown pass t + 1, which it does
  * after reading pass t: the halves' argument, and it holds across passes of either kind (a
  * counter pass also waits for every rank of the node), so the two kinds may alternate on one
- * segment. Every line pass waits for every other rank of the node, whatever it reads.
+ * segment.
  *
  * Waiting: under ctx->shm_yield (more ranks than cores on the node, or XCHG_WAIT=yield) every
  * turn of the loop yields the core to the rank that has yet to arrive; otherwise the loop spins
@@ -116,16 +117,17 @@ char *xchg_shm_line(const xchg_ctx_t *ctx, int local)
     return (char *)(line_of(ctx, local) + 1);
 }
 
-void xchg_shm_line_post(xchg_ctx_t *ctx)
+void xchg_shm_line_arrive(xchg_ctx_t *ctx)
 {
-    __atomic_store_n(line_of(ctx, ctx->local_rank), ctx->shm->passes + 1, __ATOMIC_RELEASE);
-}
-
-void xchg_shm_line_wait(xchg_ctx_t *ctx, int local)
-{
-    const uint64_t *seq = line_of(ctx, local);
-    for (unsigned turn = 1; __atomic_load_n(seq, __ATOMIC_ACQUIRE) != ctx->shm->passes + 1; turn++)
-        wait_turn(ctx, turn);
+    const xchg_shm_t *shm = ctx->shm;
+    __atomic_store_n(line_of(ctx, ctx->local_rank), shm->passes + 1, __ATOMIC_RELEASE);
+    for (int r = 0; r < ctx->local_size; r++) {
+        const uint64_t *seq = line_of(ctx, r);
+        for (unsigned turn = 1;
+             r != ctx->local_rank && __atomic_load_n(seq, __ATOMIC_ACQUIRE) != shm->passes + 1;
+             turn++)
+            wait_turn(ctx, turn);
+    }
 }
 
 void xchg_shm_next(xchg_ctx_t *ctx)

@@ -187,16 +187,15 @@ void xchg_shm_arrive(xchg_ctx_t *ctx);
 /* One-line passes (algos/shm.c) for small calls: when xchg_shm_line_fits(ctx, bytes) (a
  * segment, at most XCHG_SHM_LINE_RANKS ranks on the node, bytes <= XCHG_SHM_LINE_DATA: equal
  * on the node's ranks when bytes is), a rank writes up to bytes at xchg_shm_line(ctx,
- * ctx->local_rank), posts (xchg_shm_line_post), waits for every other local rank r
- * (xchg_shm_line_wait) and reads xchg_shm_line(ctx, r), then ends the pass with
+ * ctx->local_rank), arrives (xchg_shm_line_arrive: announces its line and waits for every other
+ * rank's of the node), reads any xchg_shm_line(ctx, r), then ends the pass with
  * xchg_shm_next(ctx). */
 #define XCHG_SHM_LINE 64
 #define XCHG_SHM_LINE_DATA (XCHG_SHM_LINE - 8)
 #define XCHG_SHM_LINE_RANKS ((XCHG_SHM_CONTROL / XCHG_SHM_LINE - 1) / 2)
 int xchg_shm_line_fits(const xchg_ctx_t *ctx, size_t bytes);
 char *xchg_shm_line(const xchg_ctx_t *ctx, int local);
-void xchg_shm_line_post(xchg_ctx_t *ctx);
-void xchg_shm_line_wait(xchg_ctx_t *ctx, int local);
+void xchg_shm_line_arrive(xchg_ctx_t *ctx);
 /* scratch.c: the context's scratch stack (see xchg_mark_t). A push returns at least bytes,
  * aligned to 64 bytes, or NULL when memory is exhausted; it never moves earlier pushes. */
 xchg_mark_t xchg_scratch_mark(const xchg_ctx_t *ctx);
