@@ -76,15 +76,21 @@ static int context_for(MPI_Comm comm, xchg_ctx_t **ctx, xchg_outcome_t *out)
 /* What a program's first intercepted call would otherwise set up, done at MPI_Init instead,
  * where the library already measures the machine (collective over MPI_COMM_WORLD): a context
  * on a duplicate of the world, which makes the channel of the world's group (kept idle until
- * MPI_Finalize: shim/channel.c) and, on one node, the node's shared segment at its first size,
- * whose pages each rank reads once; freeing the duplicate leaves that segment to the next
- * communicator of the same processes (shim/shm.c, the pool), the world itself or any duplicate
- * of it. The models and the type lookup run once on a call of 1 B, so that their code and the
+ * MPI_Finalize: shim/channel.c) and, on one node, the node's shared segment with halves of
+ * XCHG_SHM_WARM_HALF (or XCHG_SHM_BYTES, when less), so that no call that learning lets run at
+ * once grows it in the program's first calls (docs/results.md, stop 57), and the pages of its
+ * first WARM_FAULTED bytes a half, which each rank reads once; freeing the duplicate leaves
+ * that segment to the next communicator of the same processes (shim/shm.c, the pool), the
+ * world itself or any duplicate of it. The models and the type lookup run once on a call of 1 B, so that their code and the
  * MPI library's type queries are no longer cold at the program's first call. Without it, that
  * first call took 180 to 360 us (MPICH, 2 ranks on 2 cores; natively 12 to 31), 43 to 54 of
  * them for the channel and about 150 for the segment. Not when any process has
  * MPI_THREAD_MULTIPLE (the world's channel is not kept there), nor for a world of one rank.
  * XCHG_VERBOSE stays quiet here: the duplicate is no program's. */
+#define WARM_FAULTED ((size_t)64 << 10) /* bytes of each half whose pages MPI_Init faults in:
+                                         * what calls of up to 64 KiB a pass touch; larger ones
+                                         * fault in theirs in their first calls */
+
 void xchg_warm_first_call(void)
 {
     MPI_Comm dup;
@@ -104,8 +110,9 @@ void xchg_warm_first_call(void)
     if (ctx && !ctx->passthrough) {
         uint64_t one = 1;
         double began;
-        if (ctx->nnodes == 1 && ctx->shm_reserve && ctx->shm_reserve(ctx, 1) == MPI_SUCCESS)
-            xchg_shm_prefault(ctx); /* agreed: every rank has the segment, or none keeps one */
+        if (ctx->nnodes == 1 && ctx->shm_reserve &&
+            ctx->shm_reserve(ctx, XCHG_SHM_WARM_HALF) == MPI_SUCCESS)
+            xchg_shm_prefault(ctx, WARM_FAULTED); /* agreed: every rank has it, or none */
         /* the channel's first allreduce may have waited for connections: its cost is not an
          * agreement's, which learning charges to its first probe; one timed agreement is */
         began = xchg_learn_clock();

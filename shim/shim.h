@@ -147,12 +147,17 @@ struct xchg_learning *xchg_channel_learning(xchg_ctx_t *ctx);
  * to carry, in place of the allreduce that made the channel (one made at MPI_Init, when the MPI
  * library's connections may still be cold, is no measure of an agreement's cost). */
 void xchg_channel_agreement_cost(xchg_ctx_t *ctx, double seconds);
+/* The halves of the segment that MPI_Init makes for the world's processes on one node
+ * (xchg_warm_first_call), the largest that learning lets a shape's first calls make or grow
+ * (shim/learn.c): a call that needs more waits for a shape the program repeats. */
+#define XCHG_SHM_WARM_HALF ((size_t)256 << 10)
 /* shm.c: a context's shared segment (xchg_ctx_t.shm_reserve; collective), and its release */
 int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes);
-/* This rank's page tables for its mapping of ctx's segment: each page read once (a first touch
- * zeroes the page and maps it, about 1 us a page on the 2-core VM), as a call would in its
- * copies; for a segment made ahead of the calls (the warm-up at MPI_Init). */
-void xchg_shm_prefault(const xchg_ctx_t *ctx);
+/* This rank's page tables for its mapping of ctx's segment: each page of the control block and
+ * of the first `bytes` of each half read once (a first touch maps the page, 1 to 4 us a page on
+ * the 2-core VM), as a call would in its copies; for a segment made ahead of the calls (the
+ * warm-up at MPI_Init). */
+void xchg_shm_prefault(const xchg_ctx_t *ctx, size_t bytes);
 /* The halves that xchg_shm_reserve(ctx, bytes) would make the node's segment: 0 when it makes
  * none (the segment serves as it is, or cannot grow), else their size. Agreed on all ranks. */
 size_t xchg_shm_new_half(const xchg_ctx_t *ctx, size_t bytes);

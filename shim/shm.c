@@ -121,14 +121,20 @@ static int poolable(const xchg_ctx_t *ctx)
     return ctx->members != 0 && ctx->nnodes == 1 && ctx->size > 1;
 }
 
-void xchg_shm_prefault(const xchg_ctx_t *ctx)
+void xchg_shm_prefault(const xchg_ctx_t *ctx, size_t bytes)
 {
     long page = sysconf(_SC_PAGESIZE);
     volatile const char *base = ctx->shm ? ctx->shm->base : NULL;
+    size_t half = ctx->shm ? ctx->shm->half_bytes : 0;
     if (!base || page <= 0)
         return;
-    for (size_t at = 0; at < ctx->shm->map_bytes; at += (size_t)page)
+    bytes = bytes < half ? bytes : half;
+    for (size_t at = 0; at < XCHG_SHM_CONTROL; at += (size_t)page)
         (void)base[at];
+    for (size_t at = 0; at < bytes; at += (size_t)page) {
+        (void)base[XCHG_SHM_CONTROL + at];
+        (void)base[XCHG_SHM_CONTROL + half + at];
+    }
 }
 
 void xchg_shm_free(xchg_ctx_t *ctx)
