@@ -383,18 +383,18 @@ static void announce(int size, int made, const uint64_t *agreed)
     fflush(stderr);
 }
 
-int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm)
+int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm, uint64_t carried[2])
 {
     xchg_channel_t *mine = NULL, *got = NULL;
     MPI_Group group;
-    uint64_t prop[5], agreed[5];
+    uint64_t prop[7], agreed[7];
     int rc, slot = -1, taken = -1;
 
     rc = PMPI_Comm_group(comm, &group);
     if (rc != MPI_SUCCESS)
         return rc;
-    /* step 1: the proposals' least (as ~max of ~id) and largest, whether any rank is full, and
-     * the proposed slots' least and largest (slot + 1: 0 with no channel) */
+    /* step 1: the proposals' least (as ~max of ~id) and largest, whether any rank is full, the
+     * proposed slots' least and largest (slot + 1: 0 with no channel), and the carried values */
     mine = propose(group, &taken);
     pthread_mutex_lock(&lock);
     prop[2] = nchannels - nidle >= CHANNELS_MAX;
@@ -403,7 +403,11 @@ int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm)
     prop[1] = ~prop[0];
     prop[3] = (uint64_t)(taken + 1);
     prop[4] = ~prop[3];
-    rc = PMPI_Allreduce(prop, agreed, 5, MPI_UINT64_T, MPI_MAX, comm);
+    prop[5] = carried[0];
+    prop[6] = carried[1];
+    rc = PMPI_Allreduce(prop, agreed, 7, MPI_UINT64_T, MPI_MAX, comm);
+    carried[0] = rc == MPI_SUCCESS ? agreed[5] : 0;
+    carried[1] = rc == MPI_SUCCESS ? agreed[6] : 0;
     if (rc == MPI_SUCCESS && agreed[0] != 0 && agreed[0] == ~agreed[1] &&
         agreed[3] == ~agreed[4]) {
         slot = taken; /* every rank proposed this channel and this slot */

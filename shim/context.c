@@ -345,22 +345,28 @@ out:
     return rc;
 }
 
-/* The private duplicate, size, rank, node layout and waiting policy of a new context. */
+/* The node layout, private duplicate, size, rank and waiting policy of a new context; the
+ * segment that the pool keeps for its processes is agreed in the allreduce that attaches it to
+ * its channel (shim/shm.c, the pool), not in an agreement of its own at its first shm call. */
 static int ctx_open(xchg_ctx_t *ctx, MPI_Comm comm)
 {
     int rc, over = 0, shared = 0, node_shared = 0;
+    uint64_t kept[2];
+    void *offer;
 
     ctx->user = comm;
     PMPI_Comm_size(comm, &ctx->size);
     PMPI_Comm_rank(comm, &ctx->rank);
-    rc = xchg_channel_attach(ctx, comm);
+    rc = ctx_layout(ctx, comm, &over, &shared, &node_shared);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    offer = xchg_shm_offer(ctx, kept);
+    rc = xchg_channel_attach(ctx, comm, kept);
+    xchg_shm_take_offer(ctx, offer, kept); /* on every rank, whatever rc is */
     if (rc != MPI_SUCCESS || ctx->passthrough)
         return rc;
     ctx->inner_alltoall = xchg_alltoall_select_run;
     ctx->shm_reserve = xchg_shm_reserve;
-    rc = ctx_layout(ctx, comm, &over, &shared, &node_shared);
-    if (rc != MPI_SUCCESS)
-        return rc;
     ctx_topo(ctx, comm, shared, node_shared);
     ctx->one_clock = shared;
     if (xchg_config.verbose && ctx->rank == 0)

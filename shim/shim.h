@@ -134,8 +134,10 @@ static inline xchg_ctx_t *xchg_ctx_cached(MPI_Comm comm)
 void xchg_ctx_finalize(void);   /* free the contexts of COMM_WORLD and COMM_SELF */
 /* channel.c: attach a new context to a private channel for comm's group with a tag of its own
  * (collective over comm; every rank ends on the same channel and slot, or with ctx->passthrough
- * set when none can be had); detach it when the context goes. */
-int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm);
+ * set when none can be had); detach it when the context goes. The allreduce that attaches it
+ * also takes the element-wise maximum of carried[0 .. 1] over the ranks (in: this rank's; out:
+ * the maximum), for the context's kept segment (xchg_shm_offer). */
+int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm, uint64_t carried[2]);
 void xchg_channel_detach(xchg_ctx_t *ctx);
 int xchg_channel_count(int *made); /* channels this process holds; *made: made in all */
 /* MPI_Finalize: drop the learning kept from channels that went, and keep none from here on. */
@@ -161,6 +163,13 @@ void xchg_shm_prefault(const xchg_ctx_t *ctx, size_t bytes);
 /* The halves that xchg_shm_reserve(ctx, bytes) would make the node's segment: 0 when it makes
  * none (the segment serves as it is, or cannot grow), else their size. Agreed on all ranks. */
 size_t xchg_shm_new_half(const xchg_ctx_t *ctx, size_t bytes);
+/* A new context's kept segment (file header of shm.c): the one the pool keeps for its
+ * processes, taken from the pool (NULL when none, or when the context is not on one node), and
+ * its {id, ~id} ({0, ~0} without one) in ids, for the ranks to agree on in the allreduce that
+ * attaches the context; xchg_shm_take_offer with the agreed maximum makes it the context's
+ * where every rank took the same one, else each rank's goes. Both on every rank. */
+void *xchg_shm_offer(const xchg_ctx_t *ctx, uint64_t ids[2]);
+void xchg_shm_take_offer(xchg_ctx_t *ctx, void *offer, const uint64_t agreed[2]);
 /* The context's segment goes: kept for the next communicator of the same processes (shim/shm.c,
  * the pool), or unmapped. */
 void xchg_shm_free(xchg_ctx_t *ctx);

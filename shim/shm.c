@@ -29,10 +29,13 @@
  * processes (xchg_ctx_t.members), which would otherwise make its own: a program or a library
  * that makes a duplicate per task and a few calls on each paid 70 to 95 us a communicator for
  * its segment (MPICH, 2 ranks on the 2-core VM), where its calls of 256 B took 1 us. A new
- * communicator's first reservation takes the pool's segment of its processes, if any (removed
- * from the pool: no two contexts of one rank ever hold it), and its ranks agree that each took
- * the same one (its id, from its name, equal on every rank that maps it); else it goes, and a
- * new one is made as above. Its state carries over: its ranks made the same passes through it, so
+ * communicator takes the pool's segment of its processes, if any, when it is made (removed from
+ * the pool: no two contexts of one rank ever hold it; xchg_shm_offer), and its ranks agree that
+ * each took the same one (its id, from its name, equal on every rank that maps it) in the
+ * allreduce that attaches it to its channel (shim/context.c), not in a message round of their
+ * own at its first shm call; else each rank's goes. One made while the pool kept none for its
+ * processes tries again at its first reservation, with an agreement of its own (shm_adopt),
+ * and where none is kept then either, a new one is made as above. Its state carries over: its ranks made the same passes through it, so
  * passes and syncs are equal on all of them, and a rank that still reads the old
  * communicator's last pass reads the other half, as between two calls of one communicator.
  *
@@ -202,6 +205,18 @@ static xchg_shm_t *pool_take(uint64_t members)
     return shm;
 }
 
+/* The kept segment `kept` becomes ctx's when every rank took the same one (the largest of the
+ * ranks' {id, ~id} is {id, ~id} only then); else each rank's goes. */
+static void shm_settle(xchg_ctx_t *ctx, xchg_shm_t *kept, const uint64_t agreed[2])
+{
+    if (kept && agreed[0] == kept->id && agreed[1] == ~kept->id) {
+        ctx->shm = kept;
+        __atomic_add_fetch(&adopted_count, 1, __ATOMIC_RELAXED);
+    } else if (kept) {
+        shm_unmap(kept);
+    }
+}
+
 /* A new context's first reservation: the kept segment of its processes when every rank took
  * the same one (collective; file header). */
 static int shm_adopt(xchg_ctx_t *ctx)
@@ -210,14 +225,25 @@ static int shm_adopt(xchg_ctx_t *ctx)
     uint64_t ids[2] = {kept ? kept->id : 0, kept ? ~kept->id : ~(uint64_t)0};
     int rc = xchg_agree_max(ctx, ids, 2);
 
-    if (rc == MPI_SUCCESS && kept && ids[0] == kept->id && ids[1] == ~kept->id) {
-        ctx->shm = kept;
-        __atomic_add_fetch(&adopted_count, 1, __ATOMIC_RELAXED);
-        return MPI_SUCCESS;
+    if (rc != MPI_SUCCESS) {
+        shm_settle(ctx, kept, (uint64_t[2]){0, 0});
+        return rc;
     }
-    if (kept)
-        shm_unmap(kept);
-    return rc;
+    shm_settle(ctx, kept, ids);
+    return MPI_SUCCESS;
+}
+
+void *xchg_shm_offer(const xchg_ctx_t *ctx, uint64_t ids[2])
+{
+    xchg_shm_t *kept = poolable(ctx) && !ctx->shm_failed ? pool_take(ctx->members) : NULL;
+    ids[0] = kept ? kept->id : 0;
+    ids[1] = kept ? ~kept->id : ~(uint64_t)0;
+    return kept;
+}
+
+void xchg_shm_take_offer(xchg_ctx_t *ctx, void *offer, const uint64_t agreed[2])
+{
+    shm_settle(ctx, offer, agreed);
 }
 
 /* A fresh name: "/xchg-PID-" and 64 random bits (the clock's if getrandom fails). */
