@@ -352,7 +352,7 @@ static int ctx_open(xchg_ctx_t *ctx, MPI_Comm comm)
 {
     int rc, over = 0, shared = 0, node_shared = 0;
     uint64_t kept[2];
-    void *offer;
+    xchg_shm_t *offer;
 
     ctx->user = comm;
     PMPI_Comm_size(comm, &ctx->size);

@@ -168,8 +168,8 @@ size_t xchg_shm_new_half(const xchg_ctx_t *ctx, size_t bytes);
  * its {id, ~id} ({0, ~0} without one) in ids, for the ranks to agree on in the allreduce that
  * attaches the context; xchg_shm_take_offer with the agreed maximum makes it the context's
  * where every rank took the same one, else each rank's goes. Both on every rank. */
-void *xchg_shm_offer(const xchg_ctx_t *ctx, uint64_t ids[2]);
-void xchg_shm_take_offer(xchg_ctx_t *ctx, void *offer, const uint64_t agreed[2]);
+xchg_shm_t *xchg_shm_offer(const xchg_ctx_t *ctx, uint64_t ids[2]);
+void xchg_shm_take_offer(xchg_ctx_t *ctx, xchg_shm_t *offer, const uint64_t agreed[2]);
 /* The context's segment goes: kept for the next communicator of the same processes (shim/shm.c,
  * the pool), or unmapped. */
 void xchg_shm_free(xchg_ctx_t *ctx);

@@ -34,10 +34,11 @@
  * each took the same one (its id, from its name, equal on every rank that maps it) in the
  * allreduce that attaches it to its channel (shim/context.c), not in a message round of their
  * own at its first shm call; else each rank's goes. One made while the pool kept none for its
- * processes tries again at its first reservation, with an agreement of its own (shm_adopt),
- * and where none is kept then either, a new one is made as above. Its state carries over: its ranks made the same passes through it, so
- * passes and syncs are equal on all of them, and a rank that still reads the old
- * communicator's last pass reads the other half, as between two calls of one communicator.
+ * processes tries again at its first reservation, with an agreement of its own (shm_adopt), and
+ * where none is kept then either, a new one is made as above. Its state carries over: its ranks
+ * made the same passes through it, so passes and syncs are equal on all of them, and a rank that
+ * still reads the old communicator's last pass reads the other half, as between two calls of one
+ * communicator.
  *
  * Bounds. A process holds at most SHM_MAX_SEGMENTS segments and SHM_MAX_TOTAL bytes of them.
  * When a rank cannot have one (a bound, /dev/shm full, no memory), the agreement says so on
@@ -233,7 +234,7 @@ static int shm_adopt(xchg_ctx_t *ctx)
     return MPI_SUCCESS;
 }
 
-void *xchg_shm_offer(const xchg_ctx_t *ctx, uint64_t ids[2])
+xchg_shm_t *xchg_shm_offer(const xchg_ctx_t *ctx, uint64_t ids[2])
 {
     xchg_shm_t *kept = poolable(ctx) && !ctx->shm_failed ? pool_take(ctx->members) : NULL;
     ids[0] = kept ? kept->id : 0;
@@ -241,7 +242,7 @@ void *xchg_shm_offer(const xchg_ctx_t *ctx, uint64_t ids[2])
     return kept;
 }
 
-void xchg_shm_take_offer(xchg_ctx_t *ctx, void *offer, const uint64_t agreed[2])
+void xchg_shm_take_offer(xchg_ctx_t *ctx, xchg_shm_t *offer, const uint64_t agreed[2])
 {
     shm_settle(ctx, offer, agreed);
 }
