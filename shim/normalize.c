@@ -81,8 +81,9 @@ static int context_for(MPI_Comm comm, xchg_ctx_t **ctx, xchg_outcome_t *out)
  * once grows it in the program's first calls (docs/results.md, stop 57), and the pages of its
  * first WARM_FAULTED bytes a half, which each rank reads once; freeing the duplicate leaves
  * that segment to the next communicator of the same processes (shim/shm.c, the pool), the
- * world itself or any duplicate of it. The models and the type lookup run once on a call of 1 B, so that their code and the
- * MPI library's type queries are no longer cold at the program's first call. Without it, that
+ * world itself or any duplicate of it. The models and the type lookup run once on a call of 1
+ * B, so that their code and the MPI library's type queries are no longer cold at the program's
+ * first call. Without it, that
  * first call took 180 to 360 us (MPICH, 2 ranks on 2 cores; natively 12 to 31), 43 to 54 of
  * them for the channel and about 150 for the segment. Not when any process has
  * MPI_THREAD_MULTIPLE (the world's channel is not kept there), nor for a world of one rank.

@@ -206,18 +206,6 @@ static xchg_shm_t *pool_take(uint64_t members)
     return shm;
 }
 
-/* The kept segment `kept` becomes ctx's when every rank took the same one (the largest of the
- * ranks' {id, ~id} is {id, ~id} only then); else each rank's goes. */
-static void shm_settle(xchg_ctx_t *ctx, xchg_shm_t *kept, const uint64_t agreed[2])
-{
-    if (kept && agreed[0] == kept->id && agreed[1] == ~kept->id) {
-        ctx->shm = kept;
-        __atomic_add_fetch(&adopted_count, 1, __ATOMIC_RELAXED);
-    } else if (kept) {
-        shm_unmap(kept);
-    }
-}
-
 /* A new context's first reservation: the kept segment of its processes when every rank took
  * the same one (collective; file header). */
 static int shm_adopt(xchg_ctx_t *ctx)
@@ -227,10 +215,10 @@ static int shm_adopt(xchg_ctx_t *ctx)
     int rc = xchg_agree_max(ctx, ids, 2);
 
     if (rc != MPI_SUCCESS) {
-        shm_settle(ctx, kept, (uint64_t[2]){0, 0});
+        xchg_shm_take_offer(ctx, kept, (uint64_t[2]){0, 0});
         return rc;
     }
-    shm_settle(ctx, kept, ids);
+    xchg_shm_take_offer(ctx, kept, ids);
     return MPI_SUCCESS;
 }
 
@@ -244,7 +232,13 @@ xchg_shm_t *xchg_shm_offer(const xchg_ctx_t *ctx, uint64_t ids[2])
 
 void xchg_shm_take_offer(xchg_ctx_t *ctx, xchg_shm_t *offer, const uint64_t agreed[2])
 {
-    shm_settle(ctx, offer, agreed);
+    /* the largest of the ranks' {id, ~id} is {id, ~id} only where every rank took this one */
+    if (offer && agreed[0] == offer->id && agreed[1] == ~offer->id) {
+        ctx->shm = offer;
+        __atomic_add_fetch(&adopted_count, 1, __ATOMIC_RELAXED);
+    } else if (offer) {
+        shm_unmap(offer);
+    }
 }
 
 /* A fresh name: "/xchg-PID-" and 64 random bits (the clock's if getrandom fails). */
