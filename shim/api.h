@@ -78,5 +78,13 @@ int xchg_call_empty(const xchg_call_t *call);
 /* Every algorithm of the call's collective that the models can price (native included),
  * fastest first, at most max; returns how many. */
 int xchg_model_rank(const xchg_call_t *call, xchg_choice_t *ranked, int max);
+/* One call's ranking (xchg_model_rank), made once where selection and learning both read it:
+ * n < 0 until it is made. */
+typedef struct xchg_ranking {
+    int n;
+    xchg_choice_t ranked[XCHG_MAX_ALGOS];
+} xchg_ranking_t;
+/* The ranking of call into *r, unless *r already holds it (r->n >= 0); returns r->n. */
+int xchg_model_ranking(const xchg_call_t *call, xchg_ranking_t *r);
 
 #endif

@@ -140,10 +140,11 @@ static void add(xchg_lp_cand_t *cand, int *n, const xchg_choice_t *c)
  * tie, and most are won by shared memory (MPICH, 2 ranks: shm 0.14 to 0.23 us against native's
  * 0.26 to 0.45 at 1 B to 256 B). */
 static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *decided,
-                      xchg_lp_cand_t *cand, int *first, int *tie)
+                      xchg_ranking_t *r, xchg_lp_cand_t *cand, int *first, int *tie)
 {
-    xchg_choice_t ranked[XCHG_MAX_ALGOS], d = *decided;
-    int n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS), native = xchg_native_index(call->coll);
+    xchg_choice_t d = *decided;
+    const xchg_choice_t *ranked = r->ranked;
+    int n = xchg_model_ranking(call, r), native = xchg_native_index(call->coll);
     int ncand = 1, node = xchg_algo_find(call->coll, "node");
     double best = 0.0, serial;
 
@@ -239,7 +240,7 @@ static void announce(const xchg_ctx_t *ctx, const xchg_shape_t *s, const char *w
  * at once where the models are sure of it: xchg_lp_sure; where they see no clear win, with the
  * first round's first probe counted as exploration: xchg_lp_start_tie). */
 static int shape_for(const xchg_ctx_t *ctx, xchg_learning_t *dom, const xchg_call_t *call,
-                     int source, const xchg_choice_t *decided, int *hint)
+                     int source, const xchg_choice_t *decided, int *hint, xchg_ranking_t *r)
 {
     unsigned bucket = xchg_bucket(call->block_bytes), skew = xchg_skew_class(call);
     xchg_lp_cand_t cand[XCHG_LP_MAX];
@@ -260,7 +261,7 @@ static int shape_for(const xchg_ctx_t *ctx, xchg_learning_t *dom, const xchg_cal
     s->coll = call->coll;
     s->bucket = bucket;
     s->skew = skew;
-    ncand = candidates(call, source, decided, cand, &first, &tie);
+    ncand = candidates(call, source, decided, r, cand, &first, &tie);
     mark_setup(ctx, call, cand, ncand);
     if (source == XCHG_FROM_CACHE)
         xchg_lp_start_known(&s->lp, cand, ncand, first);
@@ -291,10 +292,10 @@ static int advance(xchg_learning_t *dom, xchg_shape_t *s)
 }
 
 int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, int source, xchg_choice_t *choice,
-                    int *hint)
+                    int *hint, xchg_ranking_t *ranking)
 {
     xchg_learning_t *dom = ctx->shim->learning;
-    int slot = shape_for(ctx, dom, call, source, choice, hint);
+    int slot = shape_for(ctx, dom, call, source, choice, hint, ranking);
     xchg_shape_t *s = &dom->shapes[slot];
 
     if (s->pending)

@@ -84,3 +84,10 @@ int xchg_model_rank(const xchg_call_t *call, xchg_choice_t *ranked, int max)
     memcpy(ranked, all, (size_t)n * sizeof *ranked);
     return n;
 }
+
+int xchg_model_ranking(const xchg_call_t *call, xchg_ranking_t *r)
+{
+    if (r->n < 0)
+        r->n = xchg_model_rank(call, r->ranked, XCHG_MAX_ALGOS);
+    return r->n;
+}

@@ -30,7 +30,9 @@
  * between cells, where their code is cold).
  *
  * The join of the registry with the functions that run its entries, and the models' ranking
- * that both selection and learning start from, are in models.c. Cached and memorised decisions
+ * that both selection and learning start from, are in models.c; a call that the models decide
+ * hands their ranking on to learning, which starts a new shape's candidates from it instead of
+ * ranking the call again. Cached and memorised decisions
  * carry the configuration's generation (config.c), which xchg_select_forget bumps when the
  * configuration changes (xchg_force, a table loaded or dropped).
  */
@@ -44,11 +46,12 @@
 
 #define XCHG_PROBE 4 /* slots tried per lookup in the decision cache */
 
-/* The model's choice: the fastest xchg algorithm when it beats native by the margin. */
-static int model_choice(const xchg_call_t *call, xchg_params_t *params)
+/* The model's choice: the fastest xchg algorithm when it beats native by the margin; the
+ * ranking it reads is left in *r for learning (xchg_learn_pick). */
+static int model_choice(const xchg_call_t *call, xchg_params_t *params, xchg_ranking_t *r)
 {
-    xchg_choice_t ranked[XCHG_MAX_ALGOS];
-    int n = xchg_model_rank(call, ranked, XCHG_MAX_ALGOS), native = xchg_native_index(call->coll);
+    int n = xchg_model_ranking(call, r), native = xchg_native_index(call->coll);
+    const xchg_choice_t *ranked = r->ranked;
     double native_time = INFINITY;
 
     for (int i = 0; i < n; i++)
@@ -87,9 +90,10 @@ static int can_serve(int algo, const xchg_call_t *call, const xchg_params_t *par
     return xchg_algos[algo].applies(call, params, why);
 }
 
-/* forced > table > model, with the level that decided in *source. */
+/* forced > table > model, with the level that decided in *source (and the models' ranking,
+ * when they decided, in *r). */
 static int decide(const xchg_call_t *call, xchg_params_t *params, char *reason, size_t len,
-                  int *source)
+                  int *source, xchg_ranking_t *r)
 {
     const char *why = "";
     int forced = xchg_config.forced[call->coll];
@@ -143,16 +147,17 @@ static int decide(const xchg_call_t *call, xchg_params_t *params, char *reason, 
                  ? " (native measured)"
                  : "");
     *source = forced != XCHG_AUTO ? XCHG_FROM_FALLBACK : XCHG_FROM_MODEL;
-    return model_choice(call, params);
+    return model_choice(call, params, r);
 }
 
 int xchg_decide(const xchg_call_t *call, xchg_params_t *params, char *reason, size_t len)
 {
     char scratch[512];
     int source;
+    xchg_ranking_t r = {.n = -1};
     if (!reason || len == 0)
-        return decide(call, params, scratch, sizeof scratch, &source);
-    return decide(call, params, reason, len, &source);
+        return decide(call, params, scratch, sizeof scratch, &source, &r);
+    return decide(call, params, reason, len, &source, &r);
 }
 
 xchg_shim_state_t *xchg_shim_state(xchg_ctx_t *ctx)
@@ -183,8 +188,9 @@ void xchg_shim_state_free(xchg_shim_state_t *state)
     free(state);
 }
 
-/* The cached decision of a call shape, made now when absent. NULL only without memory. */
-static xchg_decision_t *cached_decision(xchg_ctx_t *ctx, const xchg_call_t *call)
+/* The cached decision of a call shape, made now when absent (the models' ranking, when they
+ * made it, left in *r). NULL only without memory. */
+static xchg_decision_t *cached_decision(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_ranking_t *r)
 {
     xchg_shim_state_t *state = xchg_shim_state(ctx);
     unsigned gen = xchg_select_generation(), skew = xchg_skew_class(call);
@@ -224,7 +230,7 @@ static xchg_decision_t *cached_decision(xchg_ctx_t *ctx, const xchg_call_t *call
     }
     d = &decisions[slot];
     memset(d, 0, sizeof *d);
-    d->algo = decide(call, &d->params, reason, sizeof reason, &d->source);
+    d->algo = decide(call, &d->params, reason, sizeof reason, &d->source, r);
     d->gen = gen;
     d->coll = call->coll;
     d->key = key;
@@ -239,7 +245,8 @@ static xchg_decision_t *cached_decision(xchg_ctx_t *ctx, const xchg_call_t *call
 int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice, int *trial,
                 int *learned)
 {
-    xchg_decision_t *d = cached_decision(ctx, call);
+    xchg_ranking_t r = {.n = -1}; /* made once, for the decision and a new shape's candidates */
+    xchg_decision_t *d = cached_decision(ctx, call, &r);
 
     *trial = -1;
     *learned = -1;
@@ -266,7 +273,7 @@ int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice,
     choice->time = 0.0;
     if ((d->source == XCHG_FROM_MODEL || d->source == XCHG_FROM_CACHE) && xchg_config.learn &&
         ctx->size > 1) {
-        *trial = xchg_learn_pick(ctx, call, d->source, choice, &d->shape);
+        *trial = xchg_learn_pick(ctx, call, d->source, choice, &d->shape, &r);
         *learned = *trial < 0 ? d->shape : -1;
     }
     return MPI_SUCCESS;
@@ -279,6 +286,7 @@ int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf
     xchg_call_t call;
     xchg_params_t chosen = {0};
     xchg_decision_t *d;
+    xchg_ranking_t r = {.n = -1};
     int algo;
 
     memset(&call, 0, sizeof call);
@@ -293,7 +301,7 @@ int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf
         chosen.nports = params ? params->nports : 0;
         xchg_algos[algo].cost(&call, &xchg_config.machine, &chosen);
     } else {
-        d = cached_decision(ctx, &call);
+        d = cached_decision(ctx, &call, &r);
         if (!d)
             return MPI_ERR_NO_MEM;
         algo = d->algo;

@@ -305,9 +305,11 @@ unsigned xchg_select_generation(void);
  * decided) runs the candidate the policy names; its probes' and watched calls' times are
  * agreed over the ranks at the calls the policy says, so every rank runs the same algorithm. */
 /* The choice of a model- or cache-decided call; returns the shape's slot when this call is to
- * be reported (xchg_learn_start, xchg_learn_record), else -1. *hint holds the shape's slot. */
+ * be reported (xchg_learn_start, xchg_learn_record), else -1. *hint holds the shape's slot;
+ * *ranking the models' ranking of the call when selection made it (a new shape's candidates
+ * start from it), else n < 0. */
 int xchg_learn_pick(xchg_ctx_t *ctx, const xchg_call_t *call, int source, xchg_choice_t *choice,
-                    int *hint);
+                    int *hint, xchg_ranking_t *ranking);
 /* A call of the shape in slot `slot` that skipped selection (a memorised call, whose choice
  * was algo with params: a settled shape's winner, or the candidate of a probe under way).
  * XCHG_TICK_ON: run the memorised choice; XCHG_TICK_RELEARN: this call runs something else (the

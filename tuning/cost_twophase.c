@@ -94,6 +94,10 @@ double xchg_cost_twophase(const xchg_call_t *call, const xchg_machine_t *machine
 
     if (p < 1 || xchg_twophase_plan_init(&plan, p, h1, h2, call->max_block_bytes) != 0)
         return INFINITY;
+    /* two ranks, no r or k given to complete: the price below is infinite (at its end), and
+     * pricing the transposes would rank every alltoall algorithm twice for nothing */
+    if (p == 2 && params->radix <= 0 && params->nports <= 0)
+        return INFINITY;
     if (p == 1 || h1 == 0 || h2 == 0) {
         /* nothing crosses ranks: the self copy only */
         t = (double)call->max_block_bytes * machine->rho;
