@@ -91,6 +91,8 @@ static int context_for(MPI_Comm comm, xchg_ctx_t **ctx, xchg_outcome_t *out)
 #define WARM_FAULTED ((size_t)64 << 10) /* bytes of each half whose pages MPI_Init faults in:
                                          * what calls of up to 64 KiB a pass touch; larger ones
                                          * fault in theirs in their first calls */
+#define WARM_REGION ((size_t)16 << 10) /* and of each sender's alltoallv region: its header and
+                                        * messages of up to 16 KiB in all */
 
 void xchg_warm_first_call(void)
 {
@@ -113,7 +115,8 @@ void xchg_warm_first_call(void)
         double began;
         if (ctx->nnodes == 1 && ctx->shm_reserve &&
             ctx->shm_reserve(ctx, XCHG_SHM_WARM_HALF) == MPI_SUCCESS)
-            xchg_shm_prefault(ctx, WARM_FAULTED); /* agreed: every rank has it, or none */
+            /* agreed: every rank has it, or none */
+            xchg_shm_prefault(ctx, WARM_FAULTED, WARM_REGION);
         /* the channel's first allreduce may have waited for connections: its cost is not an
          * agreement's, which learning charges to its first probe; one timed agreement is */
         began = xchg_learn_clock();

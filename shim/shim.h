@@ -155,11 +155,12 @@ void xchg_channel_agreement_cost(xchg_ctx_t *ctx, double seconds);
 #define XCHG_SHM_WARM_HALF ((size_t)256 << 10)
 /* shm.c: a context's shared segment (xchg_ctx_t.shm_reserve; collective), and its release */
 int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes);
-/* This rank's page tables for its mapping of ctx's segment: each page of the control block and
- * of the first `bytes` of each half read once (a first touch maps the page, 1 to 4 us a page on
+/* This rank's page tables for its mapping of ctx's segment: each page of the control block, of
+ * the first `bytes` of each half and of the first `region_bytes` of each of its ranks' alltoallv
+ * regions (algos/alltoallv_shm.c) read once (a first touch maps the page, 1 to 4 us a page on
  * the 2-core VM), as a call would in its copies; for a segment made ahead of the calls (the
  * warm-up at MPI_Init). */
-void xchg_shm_prefault(const xchg_ctx_t *ctx, size_t bytes);
+void xchg_shm_prefault(const xchg_ctx_t *ctx, size_t bytes, size_t region_bytes);
 /* The halves that xchg_shm_reserve(ctx, bytes) would make the node's segment: 0 when it makes
  * none (the segment serves as it is, or cannot grow), else their size. Agreed on all ranks. */
 size_t xchg_shm_new_half(const xchg_ctx_t *ctx, size_t bytes);

@@ -60,6 +60,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "../algos/sched/shm.h"
 
 #define SHM_FIRST ((size_t)64 << 10) /* the smallest half made */
 /* segments one process holds: each is a mapping kept while its communicator lives, and a
@@ -125,19 +126,31 @@ static int poolable(const xchg_ctx_t *ctx)
     return ctx->members != 0 && ctx->nnodes == 1 && ctx->size > 1;
 }
 
-void xchg_shm_prefault(const xchg_ctx_t *ctx, size_t bytes)
+/* Read each page of base[from, from + len) once. */
+static void touch_pages(volatile const char *base, size_t from, size_t len, size_t page)
+{
+    for (size_t at = 0; at < len; at += page)
+        (void)base[from + at];
+}
+
+void xchg_shm_prefault(const xchg_ctx_t *ctx, size_t bytes, size_t region_bytes)
 {
     long page = sysconf(_SC_PAGESIZE);
     volatile const char *base = ctx->shm ? ctx->shm->base : NULL;
     size_t half = ctx->shm ? ctx->shm->half_bytes : 0;
+    size_t region = xchg_shm_region(ctx->size, half);
     if (!base || page <= 0)
         return;
     bytes = bytes < half ? bytes : half;
-    for (size_t at = 0; at < XCHG_SHM_CONTROL; at += (size_t)page)
-        (void)base[at];
-    for (size_t at = 0; at < bytes; at += (size_t)page) {
-        (void)base[XCHG_SHM_CONTROL + at];
-        (void)base[XCHG_SHM_CONTROL + half + at];
+    region_bytes = region_bytes < region ? region_bytes : region;
+    touch_pages(base, 0, XCHG_SHM_CONTROL, (size_t)page);
+    for (int h = 0; h < 2; h++) {
+        size_t at = XCHG_SHM_CONTROL + (size_t)h * half;
+        touch_pages(base, at, bytes, (size_t)page);
+        /* each sender's alltoallv region: its header and first messages (a page read again
+         * costs nothing) */
+        for (int r = 1; r < ctx->size; r++)
+            touch_pages(base, at + (size_t)r * region, region_bytes, (size_t)page);
     }
 }
 
