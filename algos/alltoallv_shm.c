@@ -42,7 +42,7 @@ static size_t header_bytes(int p)
     return xchg_shm_header_bytes(p);
 }
 
-static size_t region_bytes(const xchg_ctx_t *ctx)
+size_t xchg_alltoallv_shm_region(const xchg_ctx_t *ctx)
 {
     return xchg_shm_region(ctx->size, ctx->shm->half_bytes);
 }
@@ -90,7 +90,7 @@ static void write_region(xchg_ctx_t *ctx, const char *send, const size_t *sendby
                          const size_t *sendoffs, const xchg_carry_t *carry)
 {
     int p = ctx->size, rank = ctx->rank;
-    size_t header = header_bytes(p), region = region_bytes(ctx);
+    size_t header = header_bytes(p), region = xchg_alltoallv_shm_region(ctx);
     char *mine = xchg_shm_half(ctx) + (size_t)rank * region;
     uint64_t *offs = (uint64_t *)mine, at = 0;
 
@@ -229,7 +229,7 @@ int xchg_alltoallv_shm(xchg_ctx_t *ctx, const void *sendbuf, const size_t *sendb
     }
     for (;;) {
         size_t before;
-        if (rc != MPI_SUCCESS || region_bytes(ctx) < header + 64) {
+        if (rc != MPI_SUCCESS || xchg_alltoallv_shm_region(ctx) < header + 64) {
             /* no segment, or too small for the headers: messages (on every rank alike) */
             if (carry)
                 carry->done = 0;
@@ -237,7 +237,7 @@ int xchg_alltoallv_shm(xchg_ctx_t *ctx, const void *sendbuf, const size_t *sendb
             return xchg_alltoallv_pairwise(ctx, sendbuf, sendbytes, sendoffs, recvbuf, recvbytes,
                                            recvoffs, call, params, carry);
         }
-        region = region_bytes(ctx);
+        region = xchg_alltoallv_shm_region(ctx);
         half = xchg_shm_half(ctx);
         write_region(ctx, send, sendbytes, sendoffs, carry);
         xchg_shm_arrive(ctx);

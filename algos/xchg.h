@@ -181,6 +181,9 @@ int xchg_agree_max(xchg_ctx_t *ctx, uint64_t *vals, int n);
  * messages). xchg_shm_arrive is one synchronisation and the end of the pass (the shm
  * algorithms). */
 char *xchg_shm_half(const xchg_ctx_t *ctx);
+/* alltoallv_shm.c: the bytes of each sender's region of a half (sender r's at r times it),
+ * ctx->shm reserved. */
+size_t xchg_alltoallv_shm_region(const xchg_ctx_t *ctx);
 void xchg_shm_sync(xchg_ctx_t *ctx);
 void xchg_shm_next(xchg_ctx_t *ctx);
 void xchg_shm_arrive(xchg_ctx_t *ctx);

@@ -32,9 +32,9 @@
  * The join of the registry with the functions that run its entries, and the models' ranking
  * that both selection and learning start from, are in models.c; a call that the models decide
  * hands their ranking on to learning, which starts a new shape's candidates from it instead of
- * ranking the call again. Cached and memorised decisions
- * carry the configuration's generation (config.c), which xchg_select_forget bumps when the
- * configuration changes (xchg_force, a table loaded or dropped).
+ * ranking the call again. Cached and memorised decisions carry the configuration's generation
+ * (config.c), which xchg_select_forget bumps when the configuration changes (xchg_force, a
+ * table loaded or dropped).
  */
 #include <math.h>
 #include <stdio.h>

@@ -60,7 +60,6 @@
 #include <unistd.h>
 
 #include "shim.h"
-#include "../algos/sched/shm.h"
 
 #define SHM_FIRST ((size_t)64 << 10) /* the smallest half made */
 /* segments one process holds: each is a mapping kept while its communicator lives, and a
@@ -137,10 +136,10 @@ void xchg_shm_prefault(const xchg_ctx_t *ctx, size_t bytes, size_t region_bytes)
 {
     long page = sysconf(_SC_PAGESIZE);
     volatile const char *base = ctx->shm ? ctx->shm->base : NULL;
-    size_t half = ctx->shm ? ctx->shm->half_bytes : 0;
-    size_t region = xchg_shm_region(ctx->size, half);
+    size_t half = ctx->shm ? ctx->shm->half_bytes : 0, region;
     if (!base || page <= 0)
         return;
+    region = xchg_alltoallv_shm_region(ctx);
     bytes = bytes < half ? bytes : half;
     region_bytes = region_bytes < region ? region_bytes : region;
     touch_pages(base, 0, XCHG_SHM_CONTROL, (size_t)page);
