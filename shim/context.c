@@ -363,6 +363,8 @@ static int ctx_open(xchg_ctx_t *ctx, MPI_Comm comm)
     offer = xchg_shm_offer(ctx, kept);
     rc = xchg_channel_attach(ctx, comm, kept);
     xchg_shm_take_offer(ctx, offer, kept); /* on every rank, whatever rc is */
+    if (ctx->passthrough)
+        xchg_shm_free(ctx); /* no call of it runs shm: back to the pool (on every rank) */
     if (rc != MPI_SUCCESS || ctx->passthrough)
         return rc;
     ctx->inner_alltoall = xchg_alltoall_select_run;

@@ -154,7 +154,8 @@ int xchg_decide(const xchg_call_t *call, xchg_params_t *params, char *reason, si
 {
     char scratch[512];
     int source;
-    xchg_ranking_t r = {.n = -1};
+    xchg_ranking_t r;
+    r.n = -1; /* not made yet (its array is not cleared: the ranking fills it) */
     if (!reason || len == 0)
         return decide(call, params, scratch, sizeof scratch, &source, &r);
     return decide(call, params, reason, len, &source, &r);
@@ -245,8 +246,11 @@ static xchg_decision_t *cached_decision(xchg_ctx_t *ctx, const xchg_call_t *call
 int xchg_select(xchg_ctx_t *ctx, const xchg_call_t *call, xchg_choice_t *choice, int *trial,
                 int *learned)
 {
-    xchg_ranking_t r = {.n = -1}; /* made once, for the decision and a new shape's candidates */
-    xchg_decision_t *d = cached_decision(ctx, call, &r);
+    xchg_ranking_t r; /* made once, for the decision and a new shape's candidates */
+    xchg_decision_t *d;
+
+    r.n = -1; /* not made yet (its array is not cleared: the ranking fills it) */
+    d = cached_decision(ctx, call, &r);
 
     *trial = -1;
     *learned = -1;
@@ -286,7 +290,7 @@ int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf
     xchg_call_t call;
     xchg_params_t chosen = {0};
     xchg_decision_t *d;
-    xchg_ranking_t r = {.n = -1};
+    xchg_ranking_t r;
     int algo;
 
     memset(&call, 0, sizeof call);
@@ -301,6 +305,7 @@ int xchg_alltoall_select_run(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf
         chosen.nports = params ? params->nports : 0;
         xchg_algos[algo].cost(&call, &xchg_config.machine, &chosen);
     } else {
+        r.n = -1;
         d = cached_decision(ctx, &call, &r);
         if (!d)
             return MPI_ERR_NO_MEM;

@@ -222,16 +222,12 @@ static xchg_shm_t *pool_take(uint64_t members)
  * the same one (collective; file header). */
 static int shm_adopt(xchg_ctx_t *ctx)
 {
-    xchg_shm_t *kept = pool_take(ctx->members);
-    uint64_t ids[2] = {kept ? kept->id : 0, kept ? ~kept->id : ~(uint64_t)0};
+    uint64_t ids[2];
+    xchg_shm_t *kept = xchg_shm_offer(ctx, ids);
     int rc = xchg_agree_max(ctx, ids, 2);
 
-    if (rc != MPI_SUCCESS) {
-        xchg_shm_take_offer(ctx, kept, (uint64_t[2]){0, 0});
-        return rc;
-    }
-    xchg_shm_take_offer(ctx, kept, ids);
-    return MPI_SUCCESS;
+    xchg_shm_take_offer(ctx, kept, rc == MPI_SUCCESS ? ids : (uint64_t[2]){0, 0});
+    return rc;
 }
 
 xchg_shm_t *xchg_shm_offer(const xchg_ctx_t *ctx, uint64_t ids[2])
