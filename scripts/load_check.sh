@@ -170,14 +170,18 @@ cluster_run() {
     run_env=()
     case $((RANDOM % 4)) in
     0) run_env+=(XCHG_ALLTOALL=node XCHG_ALLGATHER=node XCHG_ALLTOALLV=node) ;;
-    1) run_env+=(XCHG_ALLTOALL=node:leaders=2 XCHG_ALLGATHER=node:k=1 XCHG_ALLTOALLV=node:leaders=3) ;;
+    1)
+        run_env+=(XCHG_ALLTOALL=node:leaders=2 XCHG_ALLGATHER=node:k=1
+            XCHG_ALLTOALLV=node:leaders=3)
+        ;;
     2) run_env+=(XCHG_ALLTOALL=hier XCHG_ALLGATHER=ring XCHG_ALLTOALLV=twophase) ;;
     esac
     chance 3 && run_env+=(XCHG_STRICT=1)
     chance 3 && run_env+=(XCHG_WAIT=yield)
     chance 3 && run_env+=(XCHG_CLUSTER_PLACE=interleave)
     run_what="openmpi nodes=$layout $link $prog"
-    run_cmd=(--mpi=openmpi --nodes "$layout" --link "$link" --keep "$root/build/openmpi/tests/$prog")
+    run_cmd=(--mpi=openmpi --nodes "$layout" --link "$link" --keep
+        "$root/build/openmpi/tests/$prog")
     run_prog=$prog
 }
 

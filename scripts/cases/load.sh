@@ -1,9 +1,10 @@
 # shellcheck shell=bash
 # load.sh: a short form of scripts/load_check.sh (sourced by run_tests.sh, which provides
-# begin_case, run_logged, verdict, $LOGS and $MPI): 20 seconds of its random runs on one node
-# under this MPI, 2 or 3 ranks, two processes spinning at nice 5 meanwhile, a fixed seed. The script must
-# exit 0 and end with "load_check: N runs, 0 failed" for some N of 1 or more, so that the tool
-# `make test-load` runs keeps working. The long form (minutes, and --cluster) is run by hand:
+# begin_case, run_logged, verdict, $root, $LOGS and $MPI): 20 seconds of its random runs on one
+# node under this MPI, 2 or 3 ranks, two processes spinning at nice 5 meanwhile, a fixed seed.
+# The script must exit 0 and end with "load_check: N runs, 0 failed" for some N of 1 or more, so
+# that the tool `make test-load` runs keeps working. The long form (minutes, and --cluster) is
+# run by hand:
 #     make test-load LOAD_MINUTES=15
 
 name="load_check $MPI (20 s of random checked runs at 2 or 3 ranks, 2 spinners)"
