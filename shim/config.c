@@ -161,18 +161,69 @@ static void report_table_line(void *arg, int line, const char *message)
         xchg_warn("%s:%d: %s", (const char *)arg, line, message);
 }
 
-/* XCHG_TUNING: the table, or none (every problem reported by xchg_table_load). */
-static void load_table(void)
+/* World rank 0's text of the table (NULL on the others, and when it has none) to every rank of
+ * the world, in pieces of a fixed buffer, so that a rank that cannot allocate room for it
+ * still takes part in every broadcast. Returns the text (malloc'd, NUL-terminated) when every
+ * rank has it, else NULL on every rank (the ranks agree on that). */
+#define TABLE_PIECE 4096
+
+static char *share_text(char *text)
+{
+    long len = text ? (long)strlen(text) + 1 : 0;
+    int rank = 0, have, all = 0;
+
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (PMPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS || len <= 0) {
+        free(text);
+        return NULL;
+    }
+    if (rank != 0)
+        text = malloc((size_t)len);
+    have = text != NULL;
+    for (long at = 0; at < len; at += TABLE_PIECE) {
+        char piece[TABLE_PIECE];
+        int n = len - at < TABLE_PIECE ? (int)(len - at) : TABLE_PIECE;
+        char *into = text ? text + at : piece;
+        if (rank == 0)
+            memcpy(piece, text + at, (size_t)n);
+        have &= PMPI_Bcast(rank == 0 ? piece : into, n, MPI_CHAR, 0, MPI_COMM_WORLD) ==
+                MPI_SUCCESS;
+    }
+    if (PMPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS || !all) {
+        xchg_warn("XCHG_TUNING: the table could not be passed to every rank; not used");
+        free(text);
+        return NULL;
+    }
+    text[len - 1] = '\0';
+    return text;
+}
+
+/* XCHG_TUNING: the table, or none (every problem reported by xchg_table_read or the parser).
+ * shared (the world is initialized and every rank loads its configuration now, at MPI_Init):
+ * world rank 0 reads the file it names and every rank parses its text, so that every rank
+ * decides from the same table whatever its own file system or environment shows, or a file
+ * that changes meanwhile (one broadcast of the length when there is none); else every rank
+ * reads the file itself. */
+static void load_table(int shared)
 {
     static char path[4096];
-    char err[512];
+    char err[512], *text = NULL;
+    int status = -1;
 
     xchg_config.machine = xchg_machine_default;
     if (xchg_env_tuning(getenv("XCHG_TUNING"), path, sizeof path, err, sizeof err) != 0)
         xchg_warn("%s", err);
-    if (!path[0])
+    if (!path[0] && !shared)
         return;
-    xchg_table_load(path, &xchg_config.table, report_table_line, path);
+    if (path[0] && (!shared || xchg_world_rank == 0))
+        text = xchg_table_read(path, &status, report_table_line, path);
+    if (shared) /* on every rank, XCHG_TUNING set or not: rank 0's decides */
+        text = share_text(text);
+    if (!text && !path[0])
+        return;
+    if (text)
+        xchg_table_parse(text, &xchg_config.table, report_table_line, path);
+    free(text);
     if (xchg_config.table.has_machine)
         xchg_config.machine = xchg_config.table.machine;
     xchg_config.machine.native = &xchg_config.table.native; /* native's measured curves */
@@ -193,7 +244,8 @@ void xchg_select_forget(void)
     __atomic_add_fetch(&config_generation, 1, __ATOMIC_RELAXED);
 }
 
-void xchg_config_load(void)
+/* The configuration from the environment; shared: load_table's. */
+static void config_load(int shared)
 {
     char err[512];
     int initialized = 0;
@@ -225,7 +277,17 @@ void xchg_config_load(void)
         if (xchg_env_collective(coll, getenv(xchg_env_coll_var(coll)), &xchg_config.forced[coll],
                                 &xchg_config.forced_params[coll], err, sizeof err) != 0)
             xchg_warn("%s", err);
-    load_table();
+    load_table(shared && initialized);
+}
+
+void xchg_config_load(void)
+{
+    config_load(0);
+}
+
+void xchg_config_load_at_init(void)
+{
+    config_load(1);
 }
 
 /* The tools' API (shim/api.h). */

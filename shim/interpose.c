@@ -97,7 +97,7 @@ static void setup(void)
 {
     for (int coll = 0; coll < XCHG_NCOLLS; coll++)
         native_choice[coll].algo = xchg_native_index(coll);
-    xchg_config_load();
+    xchg_config_load_at_init();
     if (xchg_config.disable)
         return;
     agree_thread_level();

@@ -296,6 +296,9 @@ const xchg_impl_t *xchg_algo_impl(int index);
 /* Bind every registry entry to its implementation; the number of xchg entries without one
  * (each reported on world rank 0). Idempotent. */
 int xchg_algo_bind(void);
+/* xchg_config_load at MPI_Init, collective over MPI_COMM_WORLD (config.c): the table that
+ * XCHG_TUNING names is read by world rank 0 and passed to every rank. */
+void xchg_config_load_at_init(void);
 /* Drop every cached decision (after the configuration changed: xchg_force; config.c): bumps the
  * configuration generation (never 0) that cached and memorised decisions carry. */
 void xchg_select_forget(void);

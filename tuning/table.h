@@ -77,6 +77,10 @@ int xchg_table_parse(const char *text, xchg_table_t *table, xchg_table_report_fn
  * -1 when the file cannot be used at all (reported at line 0; errno set when it could not
  * be opened or read), else as parse. */
 int xchg_table_load(const char *path, xchg_table_t *table, xchg_table_report_fn *report, void *arg);
+/* The reading half of xchg_table_load: the file's text (NUL-terminated, malloc'd) for
+ * xchg_table_parse, or NULL when the file cannot be used, reported as xchg_table_load reports
+ * it; *status gets what xchg_table_load would return then (-1, or the line of a NUL byte). */
+char *xchg_table_read(const char *path, int *status, xchg_table_report_fn *report, void *arg);
 /* The first rule that covers (coll, comm_size, nnodes, size_key), or NULL; nnodes is the
  * number of nodes the call's communicator spans (topo->nnodes; 1 when unknown). */
 const xchg_rule_t *xchg_table_lookup(const xchg_table_t *table, int coll, int comm_size, int nnodes,

@@ -136,31 +136,43 @@ static int nul_line(const char *text, size_t len)
     return line;
 }
 
-int xchg_table_load(const char *path, xchg_table_t *table, xchg_table_report_fn *report, void *arg)
+char *xchg_table_read(const char *path, int *status, xchg_table_report_fn *report, void *arg)
 {
-    parse_state_t st = {table, report, arg, 0, 0, 0, 0};
+    parse_state_t st = {NULL, report, arg, 0, 0, 0, 0};
     char *text = NULL;
     size_t len = 0;
-    int fd, line, rc = -1;
+    int fd, line;
 
+    *status = -1;
     /* a regular file of bounded size, read whole */
     fd = open_regular(&st, path);
     if (fd < 0)
-        goto out;
+        return NULL;
     text = read_text(&st, fd, &len);
     close(fd);
     if (!text)
-        goto out;
+        return NULL;
 
     /* text: a NUL byte means it is not a table at all (its lines would be cut there) */
     line = nul_line(text, len);
     if (line > 0) {
         xchg_table_report_line(&st, line, "NUL byte: the file is not text; file ignored");
-        rc = line;
-        goto out;
+        *status = line;
+        free(text);
+        return NULL;
     }
+    *status = 0;
+    return text;
+}
+
+int xchg_table_load(const char *path, xchg_table_t *table, xchg_table_report_fn *report, void *arg)
+{
+    int rc;
+    char *text = xchg_table_read(path, &rc, report, arg);
+
+    if (!text)
+        return rc;
     rc = xchg_table_parse(text, table, report, arg);
-out:
     free(text);
     return rc;
 }

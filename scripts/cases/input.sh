@@ -7,7 +7,8 @@
 # shorter than 300 characters, naming the variable or the file and giving the reason. Cases:
 # XCHG_TUNING naming a FIFO (must not hang), /dev/zero, an empty file, a comment-only file, a
 # file starting with a NUL byte, a file with a 100 KB bad rule line; a 100 KB XCHG_ALLTOALL
-# value; XCHG_ALLTOALL=radix:r=2,r=3 (a repeated key).
+# value; XCHG_ALLTOALL=radix:r=2,r=3 (a repeated key). And XCHG_TUNING naming one table on
+# rank 0 and another on the others: every rank must decide from rank 0's.
 
 # input_case NAME VAR=VALUE NAMING REASON: the one "xchg: " line must contain NAMING and
 # REASON (both fixed strings).
@@ -80,4 +81,37 @@ if [ -x "$TESTS/coll_check" ]; then
     input_case "XCHG_ALLTOALL=radix:r=2,r=3" "XCHG_ALLTOALL=radix:r=2,r=3" \
         "xchg: XCHG_ALLTOALL=radix:r=2,r=3: " "key 'r' given twice; using auto"
     unset input_huge input_fifo
+
+    # ranks that find different tables under XCHG_TUNING (a file changed while the job started,
+    # or a path that each node's file system fills differently): world rank 0 reads it and every
+    # rank decides from its text, so all run the same algorithms; were each rank to read its
+    # own, rank 0 would run shm and the others messages
+    name="input: XCHG_TUNING that differs between ranks"
+    if begin_case "$name"; then
+        printf 'xchg-tuning 1\nalltoall * * shm\nallgather * * shm\nalltoallv * * shm\n' \
+            >"$LOGS/input-rank0.table"
+        printf 'xchg-tuning 1\nalltoall * * pairwise\nallgather * * ring\nalltoallv * * pairwise\n' \
+            >"$LOGS/input-ranks.table"
+        cat >"$LOGS/input-rank-table.sh" <<EOF
+#!/bin/sh
+# XCHG_TUNING by world rank (MPICH's PMI_RANK, Open MPI's OMPI_COMM_WORLD_RANK)
+rank=\${PMI_RANK:-\${OMPI_COMM_WORLD_RANK:-0}}
+XCHG_TUNING=$LOGS/input-ranks.table
+[ "\$rank" = 0 ] && XCHG_TUNING=$LOGS/input-rank0.table
+export XCHG_TUNING
+exec "\$@"
+EOF
+        chmod +x "$LOGS/input-rank-table.sh"
+        preloaded "$log" 3 XCHG_WAIT=yield XCHG_VERBOSE=1 -- "$LOGS/input-rank-table.sh" \
+            "$TESTS/coll_check"
+        rc=$?
+        status=$(summary_status "$log" coll_check)
+        if [ "$rc" -ne 0 ] || [ "$status" != pass ]; then
+            fail "$name" "the program did not pass ($(rc_reason "$rc"), summary $status)" "$log"
+        elif ! grep -aqF "shm [] (table $LOGS/input-rank0.table:2)" "$log"; then
+            fail "$name" "no decision from rank 0's table (XCHG_VERBOSE)" "$log"
+        else
+            pass "$name" "$start"
+        fi
+    fi
 fi
