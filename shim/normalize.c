@@ -1019,7 +1019,9 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
     /* steps 3 and 4: pack, run, unpack */
     rc = v_run(ctx, sendbuf, sendcounts, sdispls, &st, recvbuf, recvcounts, rdispls, &rt, &l,
                &call, out, carrying);
-    if (rc == MPI_SUCCESS && out->watched && decided && !v_was_shape(ctx, out, l.carried))
+    /* not on this rank's rc: a call that failed here (MPI_ERR_TRUNCATE) still reports its time
+     * to the agreement that the other ranks' calls of the shape reach (finish) */
+    if (out->watched && decided && !v_was_shape(ctx, out, l.carried))
         out->trial = -1; /* decided from older statistics than its own: not the shape's time */
     return rc;
 }
