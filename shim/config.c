@@ -162,13 +162,15 @@ static void report_table_line(void *arg, int line, const char *message)
 }
 
 /* World rank 0's text of the table (NULL on the others, and when it has none) to every rank of
- * the world, in pieces of a fixed buffer, so that a rank that cannot allocate room for it
- * still takes part in every broadcast. Returns the text (malloc'd, NUL-terminated) when every
- * rank has it, else NULL on every rank (the ranks agree on that). */
-#define TABLE_PIECE 4096
+ * the world, in pieces of at most TABLE_PIECE bytes, so that a rank that cannot allocate room
+ * for it still takes part in every broadcast (into a buffer it discards). Returns the text
+ * (malloc'd, NUL-terminated) when every rank has it, else NULL on every rank (the ranks agree
+ * on that). From MPI_Init, before any thread of the program can call the library. */
+#define TABLE_PIECE 65536
 
 static char *share_text(char *text)
 {
+    static char discard[TABLE_PIECE];
     long len = text ? (long)strlen(text) + 1 : 0;
     int rank = 0, have, all = 0;
 
@@ -178,15 +180,11 @@ static char *share_text(char *text)
         return NULL;
     }
     if (rank != 0)
-        text = malloc((size_t)len);
+        text = malloc((size_t)len); /* rank 0 has it: len > 0 */
     have = text != NULL;
     for (long at = 0; at < len; at += TABLE_PIECE) {
-        char piece[TABLE_PIECE];
         int n = len - at < TABLE_PIECE ? (int)(len - at) : TABLE_PIECE;
-        char *into = text ? text + at : piece;
-        if (rank == 0)
-            memcpy(piece, text + at, (size_t)n);
-        have &= PMPI_Bcast(rank == 0 ? piece : into, n, MPI_CHAR, 0, MPI_COMM_WORLD) ==
+        have &= PMPI_Bcast(text ? text + at : discard, n, MPI_CHAR, 0, MPI_COMM_WORLD) ==
                 MPI_SUCCESS;
     }
     if (PMPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS || !all) {
