@@ -229,10 +229,41 @@ static void report_problem(void *arg, int line, const char *message)
                   p->path, line, message);
 }
 
+/* Pieces of xchg_share_text's broadcast: a rank without room for the text receives into a
+ * buffer of this size that it discards. */
+#define SHARE_PIECE 65536
+
+char *xchg_share_text(char *text, const char *what)
+{
+    static char discard[SHARE_PIECE];
+    long len = text ? (long)strlen(text) + 1 : 0;
+    int rank = 0, have, all = 0;
+
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (PMPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS || len <= 0) {
+        free(text);
+        return NULL;
+    }
+    if (rank != 0)
+        text = malloc((size_t)len); /* rank 0 has it: len > 0 */
+    have = text != NULL;
+    for (long at = 0; at < len; at += SHARE_PIECE) {
+        int n = len - at < SHARE_PIECE ? (int)(len - at) : SHARE_PIECE;
+        have &= PMPI_Bcast(text ? text + at : discard, n, MPI_CHAR, 0, MPI_COMM_WORLD) ==
+                MPI_SUCCESS;
+    }
+    if (PMPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS || !all) {
+        xchg_warn("%s: the table could not be passed to every rank; not used", what);
+        free(text);
+        return NULL;
+    }
+    text[len - 1] = '\0';
+    return text;
+}
+
 int xchg_cache_load(const int *node_sizes, int nnodes)
 {
     char *text = NULL;
-    long len = 0;
     int size, rank;
     parse_problems_t problems = {0, xchg_config.cache_path};
 
@@ -242,18 +273,11 @@ int xchg_cache_load(const int *node_sizes, int nnodes)
     if (rank == 0 && xchg_config.cache_on) {
         cache_path(node_sizes, nnodes, size);
         text = xchg_config.cache_path[0] ? read_file(xchg_config.cache_path) : NULL;
-        len = text ? (long)strlen(text) + 1 : 0;
     }
     /* every rank parses the same bytes (file header) */
-    PMPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-    if (len <= 0)
+    text = xchg_share_text(text, "cache");
+    if (!text)
         return 0;
-    if (rank != 0)
-        text = malloc((size_t)len);
-    if (!text || PMPI_Bcast(text, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
-        free(text);
-        return 0;
-    }
     /* the same text on every rank: the same verdict (xchg_warn prints on world rank 0 only) */
     if (xchg_table_parse(text, &xchg_config.cache, report_problem, &problems) != 0 ||
         problems.count > 0) {
@@ -285,37 +309,21 @@ static int merge_rules(const xchg_table_t *old, xchg_rule_t *rules)
     return n;
 }
 
-int xchg_cache_write(const xchg_table_t *table, const char *comment)
+int xchg_table_file_write(const char *path, const xchg_table_t *table, const char *comment,
+                          unsigned mode)
 {
-    char dir[4096], temp[4200], *slash;
-    const char *path = xchg_config.cache_path;
+    char temp[4200];
     FILE *out;
     int fd, rc = 0;
 
-    if (!path[0])
-        return -1;
-    snprintf(dir, sizeof dir, "%s", path);
-    slash = strrchr(dir, '/');
-    if (!slash)
-        return -1;
-    *slash = '\0';
-    if (!dir_is_private(dir, 1)) {
-        xchg_warn("cache directory %s: not a directory of this user's alone (a symlink, another "
-                  "owner, or writable by others); nothing is cached (XCHG_CACHE=DIR names "
-                  "another, XCHG_CACHE=0 turns the cache off)",
-                  dir);
-        return -1;
-    }
     for (int attempt = 0;; attempt++) {
         snprintf(temp, sizeof temp, "%s.%d.%d.tmp", path, (int)getpid(), attempt);
-        fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
         if (fd >= 0 || errno != EEXIST || attempt > 100)
             break;
     }
-    if (fd < 0) {
-        xchg_warn("cache %s: cannot write (%s)", path, strerror(errno));
+    if (fd < 0)
         return -1;
-    }
     out = fdopen(fd, "w");
     if (!out) {
         close(fd);
@@ -333,11 +341,35 @@ int xchg_cache_write(const xchg_table_t *table, const char *comment)
         rc = -1;
     if (rc == 0 && rename(temp, path) != 0)
         rc = -1;
-    if (rc != 0) {
+    if (rc != 0)
         unlink(temp);
-        xchg_warn("cache %s: writing failed; the old file stays", path);
-    }
     return rc;
+}
+
+int xchg_cache_write(const xchg_table_t *table, const char *comment)
+{
+    char dir[4096], *slash;
+    const char *path = xchg_config.cache_path;
+
+    if (!path[0])
+        return -1;
+    snprintf(dir, sizeof dir, "%s", path);
+    slash = strrchr(dir, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    if (!dir_is_private(dir, 1)) {
+        xchg_warn("cache directory %s: not a directory of this user's alone (a symlink, another "
+                  "owner, or writable by others); nothing is cached (XCHG_CACHE=DIR names "
+                  "another, XCHG_CACHE=0 turns the cache off)",
+                  dir);
+        return -1;
+    }
+    if (xchg_table_file_write(path, table, comment, 0600) != 0) {
+        xchg_warn("cache %s: writing failed (%s); the old file stays", path, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 void xchg_cache_store(void)

@@ -161,41 +161,6 @@ static void report_table_line(void *arg, int line, const char *message)
         xchg_warn("%s:%d: %s", (const char *)arg, line, message);
 }
 
-/* World rank 0's text of the table (NULL on the others, and when it has none) to every rank of
- * the world, in pieces of at most TABLE_PIECE bytes, so that a rank that cannot allocate room
- * for it still takes part in every broadcast (into a buffer it discards). Returns the text
- * (malloc'd, NUL-terminated) when every rank has it, else NULL on every rank (the ranks agree
- * on that). From MPI_Init, before any thread of the program can call the library. */
-#define TABLE_PIECE 65536
-
-static char *share_text(char *text)
-{
-    static char discard[TABLE_PIECE];
-    long len = text ? (long)strlen(text) + 1 : 0;
-    int rank = 0, have, all = 0;
-
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (PMPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS || len <= 0) {
-        free(text);
-        return NULL;
-    }
-    if (rank != 0)
-        text = malloc((size_t)len); /* rank 0 has it: len > 0 */
-    have = text != NULL;
-    for (long at = 0; at < len; at += TABLE_PIECE) {
-        int n = len - at < TABLE_PIECE ? (int)(len - at) : TABLE_PIECE;
-        have &= PMPI_Bcast(text ? text + at : discard, n, MPI_CHAR, 0, MPI_COMM_WORLD) ==
-                MPI_SUCCESS;
-    }
-    if (PMPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS || !all) {
-        xchg_warn("XCHG_TUNING: the table could not be passed to every rank; not used");
-        free(text);
-        return NULL;
-    }
-    text[len - 1] = '\0';
-    return text;
-}
-
 /* XCHG_TUNING: the table, or none (every problem reported by xchg_table_read or the parser).
  * shared (the world is initialized and every rank loads its configuration now, at MPI_Init):
  * world rank 0 reads the file it names and every rank parses its text, so that every rank
@@ -211,12 +176,10 @@ static void load_table(int shared)
     xchg_config.machine = xchg_machine_default;
     if (xchg_env_tuning(getenv("XCHG_TUNING"), path, sizeof path, err, sizeof err) != 0)
         xchg_warn("%s", err);
-    if (!path[0] && !shared)
-        return;
     if (path[0] && (!shared || xchg_world_rank == 0))
         text = xchg_table_read(path, &status, report_table_line, path);
     if (shared) /* on every rank, XCHG_TUNING set or not: rank 0's decides */
-        text = share_text(text);
+        text = xchg_share_text(text, "XCHG_TUNING");
     if (!text && !path[0])
         return;
     if (text)

@@ -62,13 +62,11 @@
  * takes from the first call, instead of nothing and the same probes again.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "shim.h"
 #include "../tuning/table_write.h"
@@ -585,43 +583,25 @@ int xchg_learn_record(xchg_ctx_t *ctx, int slot, double start, double end)
     return MPI_SUCCESS;
 }
 
-/* The learned table goes to a new file beside XCHG_LEARN's, renamed over it when complete: a
- * program that reads the file meanwhile (XCHG_TUNING of another job) finds the old table or
- * the new one, never a part. */
+/* The learned table, written as the cache's are (xchg_table_file_write): a program that reads
+ * the file meanwhile (XCHG_TUNING of another job) finds the old table or the new one. */
 void xchg_learn_write(void)
 {
     xchg_table_t table = {0};
-    char temp[sizeof xchg_config.learn_path + 32];
-    int fd, failed = 0;
-    FILE *out;
+    int rc;
 
     if (!xchg_config.learn_path[0] || xchg_world_rank != 0)
         return;
-    snprintf(temp, sizeof temp, "%s.%ld.tmp", xchg_config.learn_path, (long)getpid());
-    fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    out = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!out) {
-        if (fd >= 0)
-            close(fd);
-        xchg_warn("XCHG_LEARN=%s: cannot write the learned table (%s)", xchg_config.learn_path,
-                  strerror(errno));
-        return;
-    }
     pthread_mutex_lock(&learned_lock);
     table.nrules = nlearned;
     table.rules = learned;
     table.has_machine = 1;
     table.machine = xchg_config.machine;
     table.machine.native = NULL;
-    failed = xchg_table_write(out, &table, "learned by xchg (XCHG_LEARN) during one run") != 0;
+    rc = xchg_table_file_write(xchg_config.learn_path, &table,
+                               "learned by xchg (XCHG_LEARN) during one run", 0644);
     pthread_mutex_unlock(&learned_lock);
-    failed |= fclose(out) != 0;
-    if (!failed && rename(temp, xchg_config.learn_path) == 0)
-        return;
-    if (failed)
-        xchg_warn("XCHG_LEARN=%s: writing failed", xchg_config.learn_path);
-    else
-        xchg_warn("XCHG_LEARN=%s: cannot replace the file (%s)", xchg_config.learn_path,
+    if (rc != 0)
+        xchg_warn("XCHG_LEARN=%s: cannot write the learned table (%s)", xchg_config.learn_path,
                   strerror(errno));
-    unlink(temp);
 }
