@@ -320,24 +320,21 @@ static int shm_share_name(xchg_ctx_t *ctx, char name[SHM_NAME_BYTES])
         recv = (xchg_msg_t){creator, name, SHM_NAME_BYTES};
         return xchg_exchange(ctx, NULL, 0, &recv, 1);
     }
+    /* without memory for the list: one message at a time, so that every rank of the node still
+     * gets the one message it waits for (a rank left waiting would take the agreement's next
+     * message on this channel for its name) */
     sends = malloc((size_t)ctx->local_size * sizeof *sends);
-    if (!sends) {
-        /* no memory for the list: one message at a time, so that every rank of the node still
-         * gets the one message it waits for (a rank left waiting would take the agreement's
-         * next message on this channel for its name) */
-        rc = MPI_SUCCESS;
-        for (int r = 0; r < ctx->size; r++)
-            if (r != ctx->rank && ctx->node_of[r] == ctx->node) {
-                xchg_msg_t one = {r, name, SHM_NAME_BYTES};
-                int sent = xchg_exchange(ctx, &one, 1, NULL, 0);
-                rc = rc == MPI_SUCCESS ? sent : rc;
-            }
-        return rc;
-    }
+    rc = MPI_SUCCESS;
     for (int r = 0; r < ctx->size; r++)
-        if (r != ctx->rank && ctx->node_of[r] == ctx->node)
-            sends[nsends++] = (xchg_msg_t){r, name, SHM_NAME_BYTES};
-    rc = xchg_exchange(ctx, sends, nsends, NULL, 0);
+        if (r != ctx->rank && ctx->node_of[r] == ctx->node) {
+            xchg_msg_t one = {r, name, SHM_NAME_BYTES};
+            int sent = sends ? MPI_SUCCESS : xchg_exchange(ctx, &one, 1, NULL, 0);
+            if (sends)
+                sends[nsends++] = one;
+            rc = rc == MPI_SUCCESS ? sent : rc;
+        }
+    if (sends)
+        rc = xchg_exchange(ctx, sends, nsends, NULL, 0);
     free(sends);
     return rc;
 }
