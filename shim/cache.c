@@ -43,7 +43,6 @@
 #include "../tuning/table_write.h"
 
 #define CACHE_MAX_RULES 4096 /* rules a cache file keeps (the newest) */
-#define CACHE_END "# end: %ld bytes above\n" /* the file's last line (see the header) */
 
 /* The MPI library's part of the key: "mpich-HASH", "openmpi-HASH" or "mpi-HASH". */
 static void mpi_key(char *out, size_t len)
@@ -160,7 +159,7 @@ static int whole(const char *text, long len)
         return 0;
     while (start > 0 && text[start - 1] != '\n')
         start--;
-    snprintf(expect, sizeof expect, CACHE_END, start);
+    snprintf(expect, sizeof expect, XCHG_TABLE_END, start);
     return strcmp(text + start, expect) == 0;
 }
 
@@ -229,42 +228,10 @@ static void report_problem(void *arg, int line, const char *message)
                   p->path, line, message);
 }
 
-/* Pieces of xchg_share_text's broadcast: a rank without room for the text receives into a
- * buffer of this size that it discards. */
-#define SHARE_PIECE 65536
-
-char *xchg_share_text(char *text, const char *what)
-{
-    static char discard[SHARE_PIECE];
-    long len = text ? (long)strlen(text) + 1 : 0;
-    int rank = 0, have, all = 0;
-
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (PMPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS || len <= 0) {
-        free(text);
-        return NULL;
-    }
-    if (rank != 0)
-        text = malloc((size_t)len); /* rank 0 has it: len > 0 */
-    have = text != NULL;
-    for (long at = 0; at < len; at += SHARE_PIECE) {
-        int n = len - at < SHARE_PIECE ? (int)(len - at) : SHARE_PIECE;
-        have &= PMPI_Bcast(text ? text + at : discard, n, MPI_CHAR, 0, MPI_COMM_WORLD) ==
-                MPI_SUCCESS;
-    }
-    if (PMPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS || !all) {
-        xchg_warn("%s: the table could not be passed to every rank; not used", what);
-        free(text);
-        return NULL;
-    }
-    text[len - 1] = '\0';
-    return text;
-}
-
 int xchg_cache_load(const int *node_sizes, int nnodes)
 {
     char *text = NULL;
-    int size, rank;
+    int size, rank, failed;
     parse_problems_t problems = {0, xchg_config.cache_path};
 
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -275,7 +242,10 @@ int xchg_cache_load(const int *node_sizes, int nnodes)
         text = xchg_config.cache_path[0] ? read_file(xchg_config.cache_path) : NULL;
     }
     /* every rank parses the same bytes (file header) */
-    text = xchg_share_text(text, "cache");
+    text = xchg_share_text(text, &failed);
+    if (failed)
+        xchg_warn("cache %s: the table could not be passed to every rank; not used",
+                  xchg_config.cache_path);
     if (!text)
         return 0;
     /* the same text on every rank: the same verdict (xchg_warn prints on world rank 0 only) */
@@ -307,43 +277,6 @@ static int merge_rules(const xchg_table_t *old, xchg_rule_t *rules)
             rules[n++] = *r;
     }
     return n;
-}
-
-int xchg_table_file_write(const char *path, const xchg_table_t *table, const char *comment,
-                          unsigned mode)
-{
-    char temp[4200];
-    FILE *out;
-    int fd, rc = 0;
-
-    for (int attempt = 0;; attempt++) {
-        snprintf(temp, sizeof temp, "%s.%d.%d.tmp", path, (int)getpid(), attempt);
-        fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
-        if (fd >= 0 || errno != EEXIST || attempt > 100)
-            break;
-    }
-    if (fd < 0)
-        return -1;
-    out = fdopen(fd, "w");
-    if (!out) {
-        close(fd);
-        unlink(temp);
-        return -1;
-    }
-    rc = xchg_table_write(out, table, comment);
-    if (rc == 0) {
-        long above = ftell(out);
-        rc = above < 0 || fprintf(out, CACHE_END, above) < 0 ? -1 : 0;
-    }
-    if (fflush(out) != 0 || fsync(fileno(out)) != 0)
-        rc = -1;
-    if (fclose(out) != 0)
-        rc = -1;
-    if (rc == 0 && rename(temp, path) != 0)
-        rc = -1;
-    if (rc != 0)
-        unlink(temp);
-    return rc;
 }
 
 int xchg_cache_write(const xchg_table_t *table, const char *comment)

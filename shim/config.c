@@ -178,8 +178,13 @@ static void load_table(int shared)
         xchg_warn("%s", err);
     if (path[0] && (!shared || xchg_world_rank == 0))
         text = xchg_table_read(path, &status, report_table_line, path);
-    if (shared) /* on every rank, XCHG_TUNING set or not: rank 0's decides */
-        text = xchg_share_text(text, "XCHG_TUNING");
+    if (shared) { /* on every rank, XCHG_TUNING set or not: rank 0's decides */
+        int failed;
+        text = xchg_share_text(text, &failed);
+        if (failed)
+            xchg_warn("XCHG_TUNING=%s: the table could not be passed to every rank; not used",
+                      path);
+    }
     if (!text && !path[0])
         return;
     if (text)

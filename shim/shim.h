@@ -97,16 +97,19 @@ int xchg_world_layout(const int **node_of, int *size);
 int xchg_cache_load(const int *node_sizes, int nnodes);
 void xchg_cache_store(void);
 int xchg_cache_write(const xchg_table_t *table, const char *comment);
-/* Write table to path atomically: a new file beside it (mode), ended by the end line that the
- * cache checks (a comment to the parser), renamed over path when complete, so that a reader
- * finds the old table or the new one, never a part. 0, or -1 (errno set, nothing replaced). */
+/* tablefile.c. A table file's last line: "# end: N bytes above", N the bytes before it (a
+ * comment to the parser; a file cut anywhere loses it or no longer matches it). */
+#define XCHG_TABLE_END "# end: %ld bytes above\n"
+/* Write table to path atomically: a new file beside it (mode), ended by XCHG_TABLE_END, renamed
+ * over path when complete, so that a reader finds the old table or the new one, never a part.
+ * 0, or -1 (errno set, nothing replaced). */
 int xchg_table_file_write(const char *path, const xchg_table_t *table, const char *comment,
                           unsigned mode);
 /* World rank 0's text (NULL on the others, and where it has none) passed to every rank of the
  * world, in pieces, so that a rank without room for it still takes part in every broadcast:
  * the text (malloc'd) when every rank has it, else NULL on every rank, the ranks agreeing on
- * that (reported as WHAT's). Collective over MPI_COMM_WORLD; from MPI_Init. */
-char *xchg_share_text(char *text, const char *what);
+ * that (*failed 1 then, on every rank). Collective over MPI_COMM_WORLD; from MPI_Init. */
+char *xchg_share_text(char *text, int *failed);
 /* calibrate.c: measure beta, tau (and across nodes) and rho into machine in a few milliseconds
  * (collective over MPI_COMM_WORLD, from MPI_Init); what it measured: */
 enum {
