@@ -16,7 +16,7 @@
  *
  * Every input of a decision is a field of xchg_call_t, which is equal on all ranks, plus the
  * configuration, which is equal by assumption (the same environment on every rank). Decisions
- * are cached in the context's learning domain (a small open-addressed table: its channel's,
+ * are cached in the context's learning domain (small open-addressed tables: its channel's,
  * shared by every communicator of the same group, or the context's own) under (collective, size
  * key, skew class, torus shape): for MPI_Alltoall and MPI_Allgather the key is the exact block
  * size; for MPI_Alltoallv it is bucketed (xchg_bucket) with the skew class, so that a program
@@ -25,7 +25,15 @@
  * apart beyond the key. Every rank makes the same sequence of calls on the domain's
  * communicators (as for learning, shim/shim.h), so a bucket decided from its first call's exact
  * values is decided the same way on every rank, and eviction (by position, no clock) is the
- * same everywhere too. A new communicator of a known group so decides its calls without the
+ * same everywhere too. That holds for MPI_Alltoallv's selections, which run on the same calls
+ * everywhere (on agreed statistics), but not for the others': MPI_Alltoall and MPI_Allgather
+ * skip selection when a call repeats the last one's arguments (normalize.c), and ranks may
+ * describe one call by different type handles, so one rank may look up (and insert, and
+ * evict) where another does not. Their decisions depend on the exact block size alone, so one
+ * made again is the same; a bucket's is not. So alltoallv's decisions have a table of their
+ * own, which the others' lookups never touch (tests/mpi/decision_cache.c: with one table, a rank
+ * that lost a bucket this way decided it again from other counts and the job hung). A new
+ * communicator of a known group so decides its calls without the
  * models: they took 0.6 to 3.8 us of its first call of a shape (MPICH, 2 ranks, in the harness
  * between cells, where their code is cold).
  *
@@ -203,7 +211,7 @@ static xchg_decision_t *cached_decision(xchg_ctx_t *ctx, const xchg_call_t *call
 
     if (!state)
         return NULL;
-    decisions = state->learning->decisions;
+    decisions = state->learning->decisions[call->coll == XCHG_ALLTOALLV];
     if (call->coll == XCHG_ALLTOALLV)
         key = xchg_bucket(key);
     if (call->topo) {

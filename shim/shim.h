@@ -193,7 +193,7 @@ void xchg_shm_pool_drain(void);
 void xchg_shm_counts(int *made, int *adopted);
 
 /* select.c and learn.c */
-#define XCHG_DECISIONS 64 /* decisions cached per learning domain */
+#define XCHG_DECISIONS 64 /* decisions cached per learning domain, of each of its two tables */
 #define XCHG_SHAPES 48    /* call shapes a learning domain keeps (624 bytes each) */
 
 /* Which level of the precedence decided. */
@@ -238,7 +238,9 @@ typedef struct xchg_learning {
     double sync_local;  /* across machines: this rank's least time in the barriers that began
                            the timed calls since that agreement (0: none) */
     xchg_shape_t shapes[XCHG_SHAPES];
-    xchg_decision_t decisions[XCHG_DECISIONS]; /* its contexts' cached decisions (select.c) */
+    /* its contexts' cached decisions (select.c): [0] MPI_Alltoall's and MPI_Allgather's, [1]
+     * MPI_Alltoallv's, which only alltoallv's selections insert and evict */
+    xchg_decision_t decisions[2][XCHG_DECISIONS];
 } xchg_learning_t;
 
 /* What the shim knows of a datatype (shim/datatype.c). */

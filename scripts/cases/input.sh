@@ -8,7 +8,9 @@
 # XCHG_TUNING naming a FIFO (must not hang), /dev/zero, an empty file, a comment-only file, a
 # file starting with a NUL byte, a file with a 100 KB bad rule line; a 100 KB XCHG_ALLTOALL
 # value; XCHG_ALLTOALL=radix:r=2,r=3 (a repeated key). And XCHG_TUNING naming one table on
-# rank 0 and another on the others: every rank must decide from rank 0's.
+# rank 0 and another on the others: every rank must decide from rank 0's. And a table that
+# names two algorithms inside one size bucket of MPI_Alltoallv, with calls whose type handles
+# differ between the ranks (tests/mpi/decision_cache.c): every rank must run the same one.
 
 # input_case NAME VAR=VALUE NAMING REASON: the one "xchg: " line must contain NAMING and
 # REASON (both fixed strings).
@@ -112,6 +114,26 @@ EOF
             fail "$name" "the program did not pass ($(rc_reason "$rc"), summary $status)" "$log"
         elif ! grep -aqF "shm [] (table $LOGS/input-rank0.table:2)" "$log"; then
             fail "$name" "no decision from rank 0's table (XCHG_VERBOSE)" "$log"
+        else
+            pass "$name" "$start"
+        fi
+    fi
+
+    # the decision cache keeps one decision per size bucket of MPI_Alltoallv, made from the
+    # first call's counts; the even ranks' MPI_Alltoall takes its memorised call where the odd
+    # ranks' (other type handles) selects again and may push a decision out of the cache: were
+    # alltoallv's decisions in the same table, an odd rank would decide that bucket again from
+    # other counts (pairwise where the others run shm) and the job would hang
+    name="input: a table that splits an MPI_Alltoallv size bucket, type handles that differ"
+    if begin_case "$name"; then
+        printf 'xchg-tuning 1\n%s\n%s\n%s\n%s\n' 'alltoall * * pairwise' 'allgather * * ring' \
+            'alltoallv * 0-1799 pairwise' 'alltoallv * 1800-* shm' >"$LOGS/input-bucket.table"
+        preloaded "$log" 2 XCHG_TUNING="$LOGS/input-bucket.table" -- "$TESTS/decision_cache" 300 \
+            1600 1900
+        rc=$?
+        status=$(summary_status "$log" decision_cache)
+        if [ "$rc" -ne 0 ] || [ "$status" != pass ]; then
+            fail "$name" "the program did not pass ($(rc_reason "$rc"), summary $status)" "$log"
         else
             pass "$name" "$start"
         fi
