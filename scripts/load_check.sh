@@ -14,7 +14,9 @@
 #             cores: --oversubscribe --mca mpi_yield_when_idle 1);
 #   ranks     2 to 5 (--max-ranks; threads_check 2 or 3);
 #   program   coll_check, learn_check, alltoallv_workloads, soak --calls 20000, comm_churn,
-#             many_comms 500, threads_check --level multiple --iterations 100, topo_check;
+#             many_comms 500, threads_check --level multiple --iterations 100, topo_check,
+#             decision_cache 60 (with a table that names two algorithms inside one size bucket
+#             of MPI_Alltoallv, neither shm forced nor XCHG_NODES: the table must decide);
 #   settings  each with its own chance: XCHG_WAIT=yield, XCHG_STRICT=1,
 #             XCHG_TEST_DESCHEDULED=1, every collective forced to shm, or XCHG_NODES of two
 #             emulated nodes (not with shm forced: strict mode refuses that pair by design).
@@ -111,6 +113,9 @@ unset LD_PRELOAD
 mkdir -p "$outdir"
 outdir=$(readlink -f "$outdir")
 rm -rf "$outdir/caches"
+# decision_cache's table (tests/mpi/decision_cache.c): 1600 and 1900 B lie in one size bucket
+printf 'xchg-tuning 1\n%s\n%s\n%s\n%s\n' 'alltoall * * pairwise' 'allgather * * ring' \
+    'alltoallv * 0-1799 pairwise' 'alltoallv * 1800-* shm' >"$outdir/bucket.table"
 spin_pids=()
 cleanup() {
     [ ${#spin_pids[@]} -gt 0 ] && kill "${spin_pids[@]}" 2>/dev/null
@@ -140,18 +145,21 @@ one_node_run() {
     build=build
     [ "$mpi" = openmpi ] && build=build/openmpi
     prog=$(pick coll_check learn_check alltoallv_workloads soak comm_churn many_comms \
-        threads_check topo_check)
+        threads_check topo_check decision_cache)
     np=$((2 + RANDOM % (max_ranks - 1)))
     case "$prog" in
     soak) args=(--calls 20000) ;;
     many_comms) args=(500) ;;
     threads_check) args=(--level multiple --iterations 100); np=$((np > 3 ? 3 : np)) ;;
+    decision_cache) args=(60 1600 1900) ;;
     esac
     run_env=()
     chance 3 && run_env+=(XCHG_WAIT=yield)
     chance 3 && run_env+=(XCHG_STRICT=1)
     chance 3 && run_env+=(XCHG_TEST_DESCHEDULED=1)
-    if chance 4; then
+    if [ "$prog" = decision_cache ]; then
+        run_env+=(XCHG_TUNING="$outdir/bucket.table")
+    elif chance 4; then
         run_env+=(XCHG_ALLTOALL=shm XCHG_ALLGATHER=shm XCHG_ALLTOALLV=shm)
     elif chance 3 && [ "$np" -ge 3 ]; then
         local a=$((1 + RANDOM % (np - 1)))
