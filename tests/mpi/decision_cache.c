@@ -18,8 +18,9 @@
  * names one algorithm for V1 and another for V2: a cache whose alltoallv decisions a rank could
  * lose alone would then run different algorithms on different ranks (a hang or wrong bytes).
  *
- * Every byte is checked, the receive buffer's bytes outside the blocks (alltoallv's gaps)
- * included. Usage: decision_cache [ROUNDS] [V1 V2] (defaults 300, 1600 and 1900).
+ * Every byte is checked, the receive buffer's bytes outside the blocks (alltoallv's gaps, and
+ * GAP bytes after the last block) included.
+ * Usage: decision_cache [ROUNDS] [V1 V2] (defaults 300, 1600 and 1900).
  */
 #include "check.h"
 
@@ -41,7 +42,8 @@ static void fill_send(unsigned char *buf, size_t block, uint32_t salt)
             buf[(size_t)d * block + i] = byte_of(rank, d, i, salt);
 }
 
-/* Received blocks at from_stride apart, each followed by bytes that keep the sentinel. */
+/* Received blocks at stride apart, each followed by bytes that keep the sentinel, and GAP more
+ * after the last stride that must keep it too. */
 static void check_recv(const unsigned char *buf, size_t block, size_t stride, int all_sources,
                        uint32_t salt, const char *what)
 {
@@ -53,7 +55,9 @@ static void check_recv(const unsigned char *buf, size_t block, size_t stride, in
         for (size_t i = block; i < stride; i++)
             bad += b[i] != CHECK_SENTINEL;
     }
-    check_count((long long)size * (long long)stride);
+    for (size_t i = 0; i < GAP; i++)
+        bad += buf[(size_t)size * stride + i] != CHECK_SENTINEL;
+    check_count((long long)size * (long long)stride + GAP);
     if (bad)
         check_fail("%s: %lld wrong bytes (block %zu)", what, bad, block);
 }
@@ -62,7 +66,7 @@ static void alltoall(unsigned char *send, unsigned char *recv, size_t s, int oth
                      MPI_Datatype four, uint32_t salt)
 {
     fill_send(send, s, salt);
-    memset(recv, CHECK_SENTINEL, s * (size_t)size);
+    memset(recv, CHECK_SENTINEL, s * (size_t)size + GAP);
     if (other)
         MPI_Alltoall(send, (int)(s / 4), four, recv, (int)(s / 4), four, MPI_COMM_WORLD);
     else
@@ -79,7 +83,7 @@ static void alltoallv(unsigned char *send, unsigned char *recv, size_t v, uint32
         rdispls[j] = j * (int)(v + GAP);
     }
     fill_send(send, v, salt);
-    memset(recv, CHECK_SENTINEL, (v + GAP) * (size_t)size);
+    memset(recv, CHECK_SENTINEL, (v + GAP) * (size_t)size + GAP);
     MPI_Alltoallv(send, counts, sdispls, MPI_BYTE, recv, rcounts, rdispls, MPI_BYTE,
                   MPI_COMM_WORLD);
     check_recv(recv, v, v + GAP, 0, salt, "MPI_Alltoallv");
@@ -88,7 +92,8 @@ static void alltoallv(unsigned char *send, unsigned char *recv, size_t v, uint32
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 300;
-    size_t v1 = argc > 3 ? (size_t)atol(argv[2]) : 1600, v2 = argc > 3 ? (size_t)atol(argv[3]) : 1900;
+    size_t v1 = argc > 3 ? (size_t)atol(argv[2]) : 1600,
+           v2 = argc > 3 ? (size_t)atol(argv[3]) : 1900;
     size_t most = 4 * (v1 > v2 ? v1 : v2) + 65536;
     unsigned char *send, *recv;
     MPI_Datatype four;
@@ -101,7 +106,7 @@ int main(int argc, char **argv)
     MPI_Type_contiguous(4, MPI_BYTE, &four);
     MPI_Type_commit(&four);
     send = malloc(most * (size_t)size);
-    recv = malloc((most + GAP) * (size_t)size);
+    recv = malloc((most + GAP) * (size_t)size + GAP);
     if (!send || !recv || rounds < 1) {
         fprintf(stderr, "decision_cache: %s\n", rounds < 1 ? "ROUNDS must be >= 1" : "no memory");
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -112,7 +117,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < FILLS; i++) {
             size_t b = 20000 + (size_t)FILLS * (size_t)r + (size_t)i;
             fill_send(send, b, salt);
-            memset(recv, CHECK_SENTINEL, b * (size_t)size);
+            memset(recv, CHECK_SENTINEL, b * (size_t)size + GAP);
             MPI_Allgather(send, (int)b, MPI_BYTE, recv, (int)b, MPI_BYTE, MPI_COMM_WORLD);
             check_recv(recv, b, b, 1, salt++, "MPI_Allgather");
         }
