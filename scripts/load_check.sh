@@ -15,7 +15,7 @@
 #   ranks     2 to 5 (--max-ranks; threads_check 2 or 3);
 #   program   coll_check, learn_check, alltoallv_workloads, soak --calls 20000, comm_churn,
 #             many_comms 500, threads_check --level multiple --iterations 100, topo_check,
-#             decision_cache 60 (with a table that names two algorithms inside one size bucket
+#             decision_cache 30 (with a table that names two algorithms inside one size bucket
 #             of MPI_Alltoallv, neither shm forced nor XCHG_NODES: the table must decide);
 #   settings  each with its own chance: XCHG_WAIT=yield, XCHG_STRICT=1,
 #             XCHG_TEST_DESCHEDULED=1, every collective forced to shm, or XCHG_NODES of two
@@ -151,7 +151,7 @@ one_node_run() {
     soak) args=(--calls 20000) ;;
     many_comms) args=(500) ;;
     threads_check) args=(--level multiple --iterations 100); np=$((np > 3 ? 3 : np)) ;;
-    decision_cache) args=(60 1600 1900) ;;
+    decision_cache) args=(30 1600 1900) ;;
     esac
     run_env=()
     chance 3 && run_env+=(XCHG_WAIT=yield)

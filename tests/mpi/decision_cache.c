@@ -6,25 +6,32 @@
  * pass MPI_Alltoall 4n MPI_BYTE, the odd ranks alternate between that and n elements of a
  * contiguous type of 4 bytes. xchg memorises a communicator's last call of a collective by its
  * handles, so the even ranks take the memorised call where the odd ranks select again, and
- * only the odd ranks look the decision cache up. Each round:
- *   1. MPI_Alltoall of S bytes a block (a new S each round), the same handles everywhere;
- *   2. FILLS MPI_Allgather of new block sizes, which fill the cache and push S's decision out;
+ * only the odd ranks look the decision cache up. The cache is shared by the communicators of one
+ * group, each of which memorises its own last call, so COMMS duplicates of the world make as many
+ * such lookups a round. Each round:
+ *   1. on each duplicate, MPI_Alltoall of its own S bytes a block (new sizes each round), the
+ *      same handles everywhere;
+ *   2. FILLS MPI_Allgather of new block sizes, which fill the cache and push S's decisions out;
  *   3. VCALLS MPI_Alltoallv of V1 bytes a block, enough that xchg's agreed statistics of the
  *      calls move to V1 (it carries them in some calls' messages);
- *   4. MPI_Alltoall of S again: the even ranks' handles are those of step 1 (memorised), the odd
- *      ranks' the other pair (selected again: S decided anew, maybe in V1's slot);
+ *   4. on each duplicate, MPI_Alltoall of its S again: the even ranks' handles are those of step
+ *      1 (memorised), the odd ranks' the other pair (selected again: S decided anew, in a slot
+ *      that may be V1's);
  *   5. VCALLS MPI_Alltoallv of V2 bytes a block, whose statistics move to V2 in turn.
+ * So each round gives the cache's COMMS slots of 64 a chance to lose V1's decision on the odd
+ * ranks alone, wherever the cache's hash puts it.
  * V1 and V2 lie in one size bucket of the cache. The suite runs this with a tuning table that
  * names one algorithm for V1 and another for V2: a cache whose alltoallv decisions a rank could
  * lose alone would then run different algorithms on different ranks (a hang or wrong bytes).
  *
  * Every byte is checked, the receive buffer's bytes outside the blocks (alltoallv's gaps, and
  * GAP bytes after the last block) included.
- * Usage: decision_cache [ROUNDS] [V1 V2] (defaults 300, 1600 and 1900).
+ * Usage: decision_cache [ROUNDS] [V1 V2] (defaults 100, 1600 and 1900).
  */
 #include "check.h"
 
 #define FILLS 100
+#define COMMS 8
 #define VCALLS 18
 #define GAP 8 /* bytes between alltoallv's receive blocks, which must keep the sentinel */
 
@@ -62,15 +69,15 @@ static void check_recv(const unsigned char *buf, size_t block, size_t stride, in
         check_fail("%s: %lld wrong bytes (block %zu)", what, bad, block);
 }
 
-static void alltoall(unsigned char *send, unsigned char *recv, size_t s, int other,
+static void alltoall(MPI_Comm comm, unsigned char *send, unsigned char *recv, size_t s, int other,
                      MPI_Datatype four, uint32_t salt)
 {
     fill_send(send, s, salt);
     memset(recv, CHECK_SENTINEL, s * (size_t)size + GAP);
     if (other)
-        MPI_Alltoall(send, (int)(s / 4), four, recv, (int)(s / 4), four, MPI_COMM_WORLD);
+        MPI_Alltoall(send, (int)(s / 4), four, recv, (int)(s / 4), four, comm);
     else
-        MPI_Alltoall(send, (int)s, MPI_BYTE, recv, (int)s, MPI_BYTE, MPI_COMM_WORLD);
+        MPI_Alltoall(send, (int)s, MPI_BYTE, recv, (int)s, MPI_BYTE, comm);
     check_recv(recv, s, s, 0, salt, "MPI_Alltoall");
 }
 
@@ -91,12 +98,13 @@ static void alltoallv(unsigned char *send, unsigned char *recv, size_t v, uint32
 
 int main(int argc, char **argv)
 {
-    int rounds = argc > 1 ? atoi(argv[1]) : 300;
+    int rounds = argc > 1 ? atoi(argv[1]) : 100;
     size_t v1 = argc > 3 ? (size_t)atol(argv[2]) : 1600,
            v2 = argc > 3 ? (size_t)atol(argv[3]) : 1900;
-    size_t most = 4 * (v1 > v2 ? v1 : v2) + 65536;
+    size_t most = 4 * (v1 > v2 ? v1 : v2) + 65536; /* S up to 17 KiB, fills up to 64 KiB */
     unsigned char *send, *recv;
     MPI_Datatype four;
+    MPI_Comm comms[COMMS];
     uint32_t salt = 1;
     int rc;
 
@@ -105,6 +113,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Type_contiguous(4, MPI_BYTE, &four);
     MPI_Type_commit(&four);
+    for (int k = 0; k < COMMS; k++)
+        MPI_Comm_dup(MPI_COMM_WORLD, &comms[k]);
     send = malloc(most * (size_t)size);
     recv = malloc((most + GAP) * (size_t)size + GAP);
     if (!send || !recv || rounds < 1) {
@@ -112,10 +122,13 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     for (int r = 0; r < rounds; r++) {
-        size_t s = 1024 + 8 * (size_t)(r % 2000);
-        alltoall(send, recv, s, 0, four, salt++);
+        size_t s[COMMS];
+        for (int k = 0; k < COMMS; k++) {
+            s[k] = 1024 + 8 * (size_t)((r * COMMS + k) % 2000);
+            alltoall(comms[k], send, recv, s[k], 0, four, salt++);
+        }
         for (int i = 0; i < FILLS; i++) {
-            size_t b = 20000 + (size_t)FILLS * (size_t)r + (size_t)i;
+            size_t b = 20000 + (size_t)FILLS * (size_t)(r % 400) + (size_t)i;
             fill_send(send, b, salt);
             memset(recv, CHECK_SENTINEL, b * (size_t)size + GAP);
             MPI_Allgather(send, (int)b, MPI_BYTE, recv, (int)b, MPI_BYTE, MPI_COMM_WORLD);
@@ -123,10 +136,13 @@ int main(int argc, char **argv)
         }
         for (int c = 0; c < VCALLS; c++)
             alltoallv(send, recv, v1, salt++);
-        alltoall(send, recv, s, rank % 2, four, salt++);
+        for (int k = 0; k < COMMS; k++)
+            alltoall(comms[k], send, recv, s[k], rank % 2, four, salt++);
         for (int c = 0; c < VCALLS; c++)
             alltoallv(send, recv, v2, salt++);
     }
+    for (int k = 0; k < COMMS; k++)
+        MPI_Comm_free(&comms[k]);
     MPI_Type_free(&four);
     free(send);
     free(recv);
