@@ -33,10 +33,9 @@
  * made again is the same; a bucket's is not. So alltoallv's decisions have a table of their
  * own, which the others' lookups never touch (tests/mpi/decision_cache.c: with one table, a rank
  * that lost a bucket this way decided it again from other counts, and the job received wrong
- * bytes, failed with an MPI error or hung). A new
- * communicator of a known group so decides its calls without the
- * models: they took 0.6 to 3.8 us of its first call of a shape (MPICH, 2 ranks, in the harness
- * between cells, where their code is cold).
+ * bytes, failed with an MPI error or hung). A new communicator of a known group so decides its
+ * calls without the models: they took 0.6 to 3.8 us of its first call of a shape (MPICH, 2
+ * ranks, in the harness between cells, where their code is cold).
  *
  * The join of the registry with the functions that run its entries, and the models' ranking
  * that both selection and learning start from, are in models.c; a call that the models decide

@@ -37,8 +37,8 @@ char *xchg_share_text(char *text, int *failed)
     have = text != NULL;
     for (long at = 0; at < len; at += SHARE_PIECE) {
         int n = len - at < SHARE_PIECE ? (int)(len - at) : SHARE_PIECE;
-        have &= PMPI_Bcast(text ? text + at : discard, n, MPI_CHAR, 0, MPI_COMM_WORLD) ==
-                MPI_SUCCESS;
+        have &=
+            PMPI_Bcast(text ? text + at : discard, n, MPI_CHAR, 0, MPI_COMM_WORLD) == MPI_SUCCESS;
     }
     if (PMPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS || !all) {
         *failed = 1;
@@ -56,6 +56,7 @@ int xchg_table_file_write(const char *path, const xchg_table_t *table, const cha
     FILE *out;
     int fd, rc = 0;
 
+    errno = 0;
     for (int attempt = 0;; attempt++) {
         snprintf(temp, sizeof temp, "%s.%d.%d.tmp", path, (int)getpid(), attempt);
         fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
@@ -81,7 +82,10 @@ int xchg_table_file_write(const char *path, const xchg_table_t *table, const cha
         rc = -1;
     if (rc == 0 && rename(temp, path) != 0)
         rc = -1;
-    if (rc != 0)
+    if (rc != 0) {
+        int why = errno ? errno : EIO; /* what failed, not the clean-up */
         unlink(temp);
+        errno = why;
+    }
     return rc;
 }
