@@ -128,6 +128,9 @@ typedef struct xchg_lp {
     int chain_cand, chain_calls; /* that chained probe's candidate and calls */
     int tie;            /* started by xchg_lp_start_tie: the first round's first probe is
                            exploration (cost_so_far) */
+    int tie_native;     /* 1: that probe is dear, and its warm-up call runs native (the
+                           selection's choice, which pays the shape's one-time costs), so that
+                           the tie risks one call of the candidate, not two */
     int probe_all;      /* testing (XCHG_TEST_PROBE_ALL, set after xchg_lp_start): probe every
                            candidate that may run, none hopeless or over the allowance */
 } xchg_lp_t;
@@ -145,8 +148,8 @@ void xchg_lp_start_known(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, i
 void xchg_lp_start_sure(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first);
 /* Start learning a shape where the models see no clear win (their best xchg candidate, first,
  * priced within XCHG_MODEL_MARGIN of native either way, so the selection runs native): as
- * xchg_lp_start, but the first round's first probe is exploration too, paid by the allowance
- * (learn_policy.c, "Ties"). */
+ * xchg_lp_start, but the first round's first probe is exploration too, paid by the allowance;
+ * where that probe is dear, its warm-up call runs native (learn_policy.c, "Ties"). */
 void xchg_lp_start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first);
 /* Whether the models are sure of their choice, priced first_s, against native, priced
  * native_s: native_s is at least sure times first_s, and the bytes of the call's busiest rank

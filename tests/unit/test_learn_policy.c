@@ -22,10 +22,10 @@
  * calls take longer than its probes' medians say (slow first calls), the round's measured calls
  * stop it after the models' choice and native, and a second round after the first 40 calls probes
  * the candidates it left out; with noisy calls it picks the faster of two candidates 25 % apart in
- * 85 % of runs; on nodes linked by a network (and only there) the node algorithm joins the
- * candidates, and its round settles on it; an unsettled round's verdict so far is the faster of
- * native and the probed candidates (by the margin), and none before native is measured or once the
- * shape is settled.
+ * 85 % of runs; a dear tie's first call runs native and its candidate is timed by one call; on
+ * nodes linked by a network (and only there) the node algorithm joins the candidates, and its round
+ * settles on it; an unsettled round's verdict so far is the faster of native and the probed
+ * candidates (by the margin), and none before native is measured or once the shape is settled.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -398,6 +398,33 @@ int main(void)
         CHECK(winner[0][0] == 0 && winner[1][0] == 0 && winner[1][1] == 1,
               "tie: winners %d %d %d, want native, native, the first", winner[0][0],
               winner[1][0], winner[1][1]);
+    }
+    /* a dear tie (the integer sort's MPI_Alltoallv of 32 MiB a rank on the emulated cluster:
+     * native 6.3 s a call, pairwise 10.2 s, both priced 16 ms; on one node shm 5.1 ms against
+     * native's 8.6, priced 1.26 and 1.51 ms): the shape's first call runs native, then the
+     * candidate's one timed call, then native's; a candidate that loses costs one call of the
+     * program's four, one that wins runs from the fourth. A cheap tie starts with the candidate */
+    {
+        static const double cases[2][2][2] = {{{6.3, 10.2}, {16.1e-3, 16.1e-3}},
+                                              {{8.6e-3, 5.1e-3}, {1.51e-3, 1.26e-3}}};
+        static const int want[2][4] = {{0, 1, 0, 0}, {0, 1, 0, 1}};
+        for (int k = 0; k < 2; k++) {
+            int ran[4], match = 1;
+            sim_start_by(&s, 2, cases[k][0], cases[k][1], 1, xchg_lp_start_tie);
+            for (int i = 0; i < 4; i++) {
+                ran[i] = sim_call(&s);
+                match &= ran[i] == want[k][i];
+            }
+            CHECK(match, "dear tie %d: ran %d %d %d %d, want %d %d %d %d", k, ran[0], ran[1],
+                  ran[2], ran[3], want[k][0], want[k][1], want[k][2], want[k][3]);
+            CHECK(s.lp.phase == XCHG_LP_SETTLED && s.lp.winner == want[k][3],
+                  "dear tie %d: phase %d winner %d", k, s.lp.phase, s.lp.winner);
+        }
+        {
+            double truth[2] = {9e-6, 18e-6}, pred[2] = {10.9e-6, 10.9e-6};
+            sim_start_by(&s, 2, truth, pred, 1, xchg_lp_start_tie);
+            CHECK(sim_call(&s) == 1, "cheap tie: the first call ran native, want the candidate");
+        }
     }
     /* a stored verdict that needs a set-up: native until the shape's setup_after-th call, then
      * the verdict on every call */
