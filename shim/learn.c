@@ -238,8 +238,9 @@ static void mark_setup(const xchg_ctx_t *ctx, const xchg_call_t *call, xchg_lp_c
 static void announce(const xchg_ctx_t *ctx, const xchg_shape_t *s, const char *what, int winner);
 
 /* The slot of a shape: found, or a new one started with its candidates (settled on the first
- * at once where the models are sure of it: xchg_lp_sure; where they see no clear win, with the
- * first round's first probe counted as exploration: xchg_lp_start_tie). */
+ * at once where the models are sure of it: xchg_lp_sure; where they see no clear win,
+ * xchg_lp_start_tie: settled on native for a close tie of cheap calls, else with the first
+ * round's first probe counted as exploration). */
 static int shape_for(const xchg_ctx_t *ctx, xchg_learning_t *dom, const xchg_call_t *call,
                      int source, const xchg_choice_t *decided, int *hint, xchg_ranking_t *r)
 {
@@ -271,9 +272,11 @@ static int shape_for(const xchg_ctx_t *ctx, xchg_learning_t *dom, const xchg_cal
         xchg_lp_start_sure(&s->lp, cand, ncand, first);
         if (xchg_config.verbose && ctx->rank == 0 && s->lp.phase == XCHG_LP_SETTLED)
             announce(ctx, s, "sure", s->lp.winner);
-    } else if (tie)
+    } else if (tie && !xchg_config.test_probe_all) {
         xchg_lp_start_tie(&s->lp, cand, ncand, first);
-    else
+        if (xchg_config.verbose && ctx->rank == 0 && s->lp.phase == XCHG_LP_SETTLED)
+            announce(ctx, s, "tie", s->lp.winner);
+    } else
         xchg_lp_start(&s->lp, cand, ncand, first);
     s->lp.probe_all = xchg_config.test_probe_all;
     return *hint;

@@ -14,8 +14,9 @@
  *            times later, up to relearn_max.
  *
  * A shape starts in a round (xchg_lp_start), or settled without one: on a stored verdict
- * (xchg_lp_start_known) or on a choice the models are sure of (xchg_lp_start_sure); both make
- * their first round after relearn_first or relearn_known calls.
+ * (xchg_lp_start_known), on a choice the models are sure of (xchg_lp_start_sure), or on native
+ * where they see a close tie of cheap calls (xchg_lp_start_tie); these make their first round after
+ * relearn_known, relearn_first or tie_after calls.
  *
  * The rules of a round:
  *  - Order. The round's first probe runs what the call would run anyway: the models' choice, or
@@ -40,7 +41,7 @@
  *    and carried by the next one) and, across machines, the barrier of each timed call; or the
  *    round's calls as timed whole, where that says more (the medians leave out warm-ups and slow
  *    calls). The round's first probe is not exploration: its calls are not counted, only its
- *    barriers; but for a tie's (below). A first round that the allowance cut short is followed
+ *    barriers; but for a dear tie's (below). A first round that the allowance cut short is followed
  *    by a second after budget_calls calls.
  *  - Native's probe (fit_native). Probed in every round, after native_warmup untimed calls
  *    (the MPI library sets a communicator up in its first calls), with the timed calls the
@@ -60,22 +61,29 @@
  * (settle(), verdict()). A new round forgets the times but for candidates far slower than the
  * winner (relearn()).
  *
- * Ties (xchg_lp_start_tie). Where the models see no clear win, the selection runs native, and
- * the round's first probe is their best xchg candidate, priced within XCHG_MODEL_MARGIN of
- * native: not what the shape would run without learning, so its calls' excess over the
- * reference counts against the allowance once native is measured, as any other probe's does.
- * A candidate that lost to native then does not buy a third probe in a short-lived shape (the
- * second round, after budget_calls calls, takes it): MPICH's MPI_Alltoall of 64 KiB at 2 ranks
- * (native 9 us a call) probed `pairwise` (its first call 18 us, one 166) or `shm` (40 to 50 us)
- * first, then native, then the other, and its first 15 calls took 1.1 to 1.2 times native's.
- * A tie won by the xchg candidate costs nothing: where native's first calls on a communicator
- * are slow (MPICH's 4 KiB at 2 ranks: 7 to 9 us against 1.9 steady), it is the reference's
- * excess, not the candidate's. Where the tie's first probe is dear (expected from dear_s up),
- * its warm-up call, the shape's first, runs native (tie_native): that call pays the one-time
- * costs, the candidate's one timed call follows, then native's one. A dear shape is one that a
- * program makes a handful of times (an integer sort's 4 MPI_Alltoallv of 32 MiB a rank), and a
- * candidate that loses then costs one of them, not two: on the emulated cluster (3,2,2,1 ranks,
- * 100 Mbit/s, MPICH) `pairwise` took 10.2 s a call there against native's 6.3.
+ * Ties (xchg_lp_start_tie). Where the models see no clear win, the selection runs native and
+ * the models' best xchg candidate is priced within XCHG_MODEL_MARGIN of it. Such a candidate may
+ * gain that margin or lose as much, and a round pays for its probes before it knows; a shape
+ * that the program makes a handful of times cannot pay them back.
+ *  - A close tie (the candidate priced at tie_close times native or more: a gain of at most
+ *    what a round costs a short-lived shape) of calls cheaper than dear_s runs native,
+ *    unwatched, and makes its first round after tie_after calls, once the program has shown
+ *    that it repeats the shape (as a sure start does). Started at once, MPICH's MPI_Alltoall of
+ *    64 KiB at 2 ranks (native 9 us a call; `pairwise` priced as native) probed `pairwise` or
+ *    `shm` first, then native, and its first 15 calls took 1.1 to 1.2 times native's (the
+ *    harness's short cells: 1.16 and 1.23 in stops 61 and 62), to settle on native.
+ *  - A tie that promises more (stop 55: MPICH's 4 KiB at 2 ranks, `shm` priced 1.41 us against
+ *    native's 1.92 on some runs, where native's first calls on a communicator take 7 to 9 us)
+ *    and a dear tie (from dear_s up: one of its calls may gain what many cheap ones do) start
+ *    their round at once. Its first probe is the best xchg candidate, not what the shape would
+ *    run without learning, so its calls' excess over the reference counts against the allowance
+ *    once native is measured, as any other probe's does.
+ *  - A dear tie's warm-up call, the shape's first,
+ *    runs native (tie_native): that call pays the one-time costs, the candidate's one timed call
+ *    follows, then native's one. A dear shape is one that a program makes a handful of times
+ *    (an integer sort's 4 MPI_Alltoallv of 32 MiB a rank), and a candidate that loses then costs
+ *    one of them, not two: on the emulated cluster (3,2,2,1 ranks, 100 Mbit/s, MPICH)
+ *    `pairwise` took 10.2 s a call there against native's 6.3.
  *
  * The sure start (xchg_lp_sure): native priced at least `sure` times the models' choice, on a
  * call whose busiest rank's bytes cost less than one start-up. There the prices are counts of
@@ -90,35 +98,40 @@
 #include "learn_policy.h"
 
 const xchg_lp_constants_t xchg_lp_constants = {
-    .margin = 0.95,        /* a win below 5 % is within the timing noise of a few calls */
-    .budget_share = 0.10,  /* auto may cost at most 10 % more than the better of native and */
-    .budget_calls = 40,    /* the models' choice over the first 40 calls of a shape */
-    .cheap_s = 30e-6,      /* below this, calls scatter by their own size: 3 samples */
-    .dear_s = 1e-3,        /* from a millisecond up, one call is a sample worth its cost */
-    .hopeless = 2.0,       /* the models' error between xchg algorithms is tens of percent */
-    .far = 4.0,            /* a candidate 4 times slower will not become the fastest */
-    .relearn_first = 128,  /* a choice taken under a burst of load lasts at most this long */
-    .relearn_growth = 8,   /* and a right one costs less and less */
+    .margin = 0.95,          /* a win below 5 % is within the timing noise of a few calls */
+    .budget_share = 0.10,    /* auto may cost at most 10 % more than the better of native and */
+    .budget_calls = 40,      /* the models' choice over the first 40 calls of a shape */
+    .cheap_s = 30e-6,        /* below this, calls scatter by their own size: 3 samples */
+    .dear_s = 1e-3,          /* from a millisecond up, one call is a sample worth its cost */
+    .hopeless = 2.0,         /* the models' error between xchg algorithms is tens of percent */
+    .far = 4.0,              /* a candidate 4 times slower will not become the fastest */
+    .relearn_first = 128,    /* a choice taken under a burst of load lasts at most this long */
+    .relearn_growth = 8,     /* and a right one costs less and less */
     .relearn_max = 1u << 21, /* a shape made for hours is still checked now and then */
-    .relearn_known = 128,  /* a stored verdict may rest on a round its program cut short or
-                            * on another run's load: checked as soon as a fresh one */
-    .watch_first = 17,     /* odd: the timed calls do not lock onto a cycle of the program */
-    .watch_max = 257,      /* a watch check's agreement, every 4 watched calls, stays a
-                            * negligible share of a long-lived shape's calls */
-    .drift = 1.25,         /* beyond the scatter of calls of one algorithm over minutes */
-    .native_warmup = 2,    /* the MPI library's first calls on a communicator set it up */
-    .recheck_cold = 32,    /* soon, yet after a short-lived shape's calls */
-    .setup_after = 16,     /* a shape made 16 times is one the program repeats: a set-up worth
-                            * tens of its calls is paid back */
-    .span = 3.0,           /* the models' error between xchg algorithms is tens of percent */
-    .dear_link = 2.0,      /* one machine's emulated nodes measure about 1 (start-ups through one
-                            * memory); a network's are several times shared memory's */
-    .chain_within = 2.0,   /* past twice the first, native's probe is worth sizing by the first's
-                            * measured time (fit_native: one cold call) */
-    .sure = 2.0,           /* wherever native was priced twice the choice for calls of a few
-                            * bytes, the choice measured faster (xchg_lp_sure) */
-    .sure_measured = 1.5,  /* native's price measured: the choice's model errs on shared memory
-                            * by XCHG_MODEL_MARGIN at most, the margin selection trusts it by */
+    .relearn_known = 128,    /* a stored verdict may rest on a round its program cut short or
+                              * on another run's load: checked as soon as a fresh one */
+    .watch_first = 17,       /* odd: the timed calls do not lock onto a cycle of the program */
+    .watch_max = 257,        /* a watch check's agreement, every 4 watched calls, stays a
+                              * negligible share of a long-lived shape's calls */
+    .drift = 1.25,           /* beyond the scatter of calls of one algorithm over minutes */
+    .native_warmup = 2,      /* the MPI library's first calls on a communicator set it up */
+    .recheck_cold = 32,      /* soon, yet after a short-lived shape's calls */
+    .tie_after = 16,         /* a close tie promises a gain within the models' error, worth a
+                              * round in a shape the program repeats (setup_after), not in one it
+                              * makes a handful of times (an FFT's 8 transposes) */
+    .tie_close = 0.90,       /* a gain of 10 %, the allowance's share, is what a round costs a
+                              * short-lived shape; a tie that promises more is probed at once */
+    .setup_after = 16,       /* a shape made 16 times is one the program repeats: a set-up worth
+                              * tens of its calls is paid back */
+    .span = 3.0,             /* the models' error between xchg algorithms is tens of percent */
+    .dear_link = 2.0,        /* one machine's emulated nodes measure about 1 (start-ups through one
+                              * memory); a network's are several times shared memory's */
+    .chain_within = 2.0,     /* past twice the first, native's probe is worth sizing by the first's
+                              * measured time (fit_native: one cold call) */
+    .sure = 2.0,             /* wherever native was priced twice the choice for calls of a few
+                              * bytes, the choice measured faster (xchg_lp_sure) */
+    .sure_measured = 1.5,    /* native's price measured: the choice's model errs on shared memory
+                              * by XCHG_MODEL_MARGIN at most, the margin selection trusts it by */
 };
 
 #define C xchg_lp_constants
@@ -350,11 +363,19 @@ void xchg_lp_start_sure(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, in
 
 void xchg_lp_start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first)
 {
+    double e, native;
     xchg_lp_start(lp, cand, ncand, first);
+    if (lp->phase != XCHG_LP_PROBING || lp->current == 0)
+        return; /* native alone, or a first that waits for its set-up: native's round */
+    e = expected(lp, lp->current);
+    native = lp->cand[0].predicted;
+    if (!(e >= C.dear_s) && native > 0 && e >= C.tie_close * native) {
+        start_settled(lp, 0, C.tie_after); /* close and cheap: native, a round once repeated */
+        return;
+    }
     lp->tie = 1;
     /* a dear first probe warms up on native (file header, ties) */
-    lp->tie_native = lp->phase == XCHG_LP_PROBING && lp->current != 0 && lp->probe_warmup == 1 &&
-                     expected(lp, lp->current) >= C.dear_s;
+    lp->tie_native = e >= C.dear_s && lp->probe_warmup == 1;
 }
 
 int xchg_lp_sure(const xchg_call_t *call, const xchg_machine_t *machine, double native_s,

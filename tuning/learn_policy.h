@@ -16,7 +16,8 @@
  * margin), is watched on one call in many, and is learned again after growing intervals or when
  * the watch sees it drift. Where the models are sure of their choice (xchg_lp_sure), a shape
  * starts settled on it and makes its first round only after relearn_first calls
- * (xchg_lp_start_sure).
+ * (xchg_lp_start_sure); where they see a close tie of cheap calls, it starts settled on native
+ * and makes its first round after tie_after calls (xchg_lp_start_tie).
  */
 #ifndef XCHG_LEARN_POLICY_H
 #define XCHG_LEARN_POLICY_H
@@ -49,6 +50,9 @@ typedef struct xchg_lp_constants {
     int native_warmup;      /* untimed calls before native's timed ones, unless dear */
     unsigned recheck_cold;  /* calls before a round that settled against native timed by one
                               cold call is probed again */
+    unsigned tie_after;     /* a close tie of calls cheaper than dear_s runs native for this
+                               many calls, then makes its first round, */
+    double tie_close;       /* close: the candidate priced at this times native's price or more */
     unsigned setup_after;   /* a candidate that must first set something up (the node's shared
                               segment made or grown) runs from the shape's call this many on */
     double span;             /* candidates: xchg algorithms priced within this factor of the best */
@@ -147,9 +151,12 @@ void xchg_lp_start_known(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, i
  * the program repeats it. A first that must wait for its set-up starts as xchg_lp_start does. */
 void xchg_lp_start_sure(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first);
 /* Start learning a shape where the models see no clear win (their best xchg candidate, first,
- * priced within XCHG_MODEL_MARGIN of native either way, so the selection runs native): as
+ * priced within XCHG_MODEL_MARGIN of native either way, so the selection runs native)
+ * (learn_policy.c, "Ties"). Where that candidate is expected cheaper than dear_s and priced at
+ * tie_close times native or more, the shape runs native, unwatched, and makes its first round
+ * after tie_after calls, when it has shown that the program repeats it. Otherwise as
  * xchg_lp_start, but the first round's first probe is exploration too, paid by the allowance;
- * where that probe is dear, its warm-up call runs native (learn_policy.c, "Ties"). */
+ * where it is dear, its warm-up call runs native. */
 void xchg_lp_start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first);
 /* Whether the models are sure of their choice, priced first_s, against native, priced
  * native_s: native_s is at least sure times first_s, and the bytes of the call's busiest rank

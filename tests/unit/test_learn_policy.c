@@ -22,7 +22,9 @@
  * calls take longer than its probes' medians say (slow first calls), the round's measured calls
  * stop it after the models' choice and native, and a second round after the first 40 calls probes
  * the candidates it left out; with noisy calls it picks the faster of two candidates 25 % apart in
- * 85 % of runs; a dear tie's first call runs native and its candidate is timed by one call; on
+ * 85 % of runs; a close tie runs native for its first 16 calls, then finds the faster, and a
+ * wider one probes at once; a dear tie's
+ * first call runs native and its candidate is timed by one call; on
  * nodes linked by a network (and only there) the node algorithm joins the candidates, and its round
  * settles on it; an unsettled round's verdict so far is the faster of native and the probed
  * candidates (by the margin), and none before native is measured or once the shape is settled.
@@ -365,45 +367,75 @@ int main(void)
         CHECK(s.lp.winner == 1, "set-up: winner %d, want 1", s.lp.winner);
     }
     /* a tie (MPICH's MPI_Alltoall of 64 KiB at 2 ranks: native 9 us, the models price shm and
-     * pairwise about as native): the first probe, which lost to native, is exploration, so the
-     * third candidate waits for the second round, after the first 40 calls; started as a clear
-     * choice, the same round probes it within the first 17 calls. A tie that the first wins
-     * spends nothing of the allowance: it runs as the clear choice does, call for call */
+     * pairwise about as native, within tie_close): its first tie_after calls run native, untimed,
+     * with no agreement, so a shape made a handful of times costs what native does; then a round
+     * finds the faster, native where the first loses and the first where it wins. Started as a
+     * clear choice, the round begins at once and probes the third candidate within the first 17
+     * calls */
     {
-        int third_at[2][2] = {{0, 0}, {0, 0}}, winner[2][2], same = 1;
-        for (int tie = 0; tie <= 1; tie++)
-            for (int wins = 0; wins <= 1; wins++) {
-                double truth[3] = {9e-6, wins ? 7e-6 : 18e-6, 12e-6};
-                double pred[3] = {10.9e-6, 10.9e-6, 10.5e-6};
-                xchg_lp_cand_t kinds[3];
-                sim_start(&s, 3, truth, pred, 1);
-                memcpy(kinds, s.lp.cand, sizeof kinds);
-                kinds[1].shared = 1; /* shm, then pairwise: one's times do not scale the other */
-                (tie ? xchg_lp_start_tie : xchg_lp_start)(&s.lp, kinds, 3, 1);
-                while (s.calls < 80) {
-                    int c = sim_call(&s);
-                    if (c == 2 && third_at[tie][wins] == 0)
-                        third_at[tie][wins] = s.calls;
+        unsigned after = xchg_lp_constants.tie_after;
+        int third_at = 0, winner[2], early[2] = {0, 0};
+        double before[2] = {0, 0};
+        for (int wins = 0; wins <= 1; wins++) {
+            double truth[3] = {9e-6, wins ? 7e-6 : 18e-6, 12e-6};
+            double pred[3] = {10.9e-6, 10.9e-6, 10.5e-6};
+            xchg_lp_cand_t kinds[3];
+            sim_start(&s, 3, truth, pred, 1);
+            memcpy(kinds, s.lp.cand, sizeof kinds);
+            kinds[1].shared = 1; /* shm, then pairwise: one's times do not scale the other */
+            xchg_lp_start_tie(&s.lp, kinds, 3, 1);
+            while (s.calls < 80) {
+                int c = sim_call(&s);
+                if ((unsigned)s.calls <= after) {
+                    early[wins] += c != 0 || s.agreements > 0;
+                    before[wins] = s.cost;
                 }
-                winner[tie][wins] = s.lp.winner;
             }
-        CHECK(third_at[0][0] > 0 && third_at[0][0] <= 17, "clear choice: the third candidate "
-              "ran first at call %d, want within 17", third_at[0][0]);
-        CHECK(third_at[1][0] > (int)xchg_lp_constants.budget_calls, "tie: the third candidate "
-              "ran at call %d, within the first %d", third_at[1][0],
-              xchg_lp_constants.budget_calls);
-        same = third_at[1][1] == third_at[0][1] && winner[1][1] == winner[0][1];
-        CHECK(same, "a tie the first wins: third candidate at call %d (clear choice %d), "
-              "winner %d (%d)", third_at[1][1], third_at[0][1], winner[1][1], winner[0][1]);
-        CHECK(winner[0][0] == 0 && winner[1][0] == 0 && winner[1][1] == 1,
-              "tie: winners %d %d %d, want native, native, the first", winner[0][0],
-              winner[1][0], winner[1][1]);
+            winner[wins] = s.lp.winner;
+            CHECK(early[wins] == 0 && fabs(before[wins] - after * truth[0]) < 1e-12,
+                  "tie %d: %d of the first %u calls not native or agreed; they cost %g, native "
+                  "%g",
+                  wins, early[wins], after, before[wins], after * truth[0]);
+        }
+        CHECK(winner[0] == 0 && winner[1] == 1, "tie: winners %d %d, want native, the first",
+              winner[0], winner[1]);
+        /* a tie that promises more than tie_close (stop 55's 4 KiB: shm priced 1.41 us, native
+         * 1.92, native's first calls 7 to 9 us, shm's 1) probes its candidate from the first
+         * call and settles on it */
+        {
+            double truth[2] = {8e-6, 1e-6}, pred[2] = {1.92e-6, 1.41e-6};
+            int first_ran;
+            sim_start_by(&s, 2, truth, pred, 1, xchg_lp_start_tie);
+            first_ran = sim_call(&s);
+            while (s.calls < 17)
+                sim_call(&s);
+            CHECK(first_ran == 1 && s.lp.phase == XCHG_LP_SETTLED && s.lp.winner == 1,
+                  "wide tie: first call ran %d, phase %d, winner %d; want the candidate, settled "
+                  "on it",
+                  first_ran, s.lp.phase, s.lp.winner);
+        }
+        {
+            double truth[3] = {9e-6, 18e-6, 12e-6}, pred[3] = {10.9e-6, 10.9e-6, 10.5e-6};
+            sim_start(&s, 3, truth, pred, 1);
+            s.lp.cand[1].shared = 1;
+            {
+                xchg_lp_cand_t kinds[3];
+                memcpy(kinds, s.lp.cand, sizeof kinds);
+                xchg_lp_start(&s.lp, kinds, 3, 1);
+            }
+            while (s.calls < 40)
+                if (sim_call(&s) == 2 && third_at == 0)
+                    third_at = s.calls;
+            CHECK(third_at > 0 && third_at <= 17,
+                  "clear choice: the third candidate ran first at call %d, want within 17",
+                  third_at);
+        }
     }
     /* a dear tie (the integer sort's MPI_Alltoallv of 32 MiB a rank on the emulated cluster:
      * native 6.3 s a call, pairwise 10.2 s, both priced 16 ms; on one node shm 5.1 ms against
      * native's 8.6, priced 1.26 and 1.51 ms): the shape's first call runs native, then the
      * candidate's one timed call, then native's; a candidate that loses costs one call of the
-     * program's four, one that wins runs from the fourth. A cheap tie starts with the candidate */
+     * program's four, one that wins runs from the fourth */
     {
         static const double cases[2][2][2] = {{{6.3, 10.2}, {16.1e-3, 16.1e-3}},
                                               {{8.6e-3, 5.1e-3}, {1.51e-3, 1.26e-3}}};
@@ -419,11 +451,6 @@ int main(void)
                   ran[2], ran[3], want[k][0], want[k][1], want[k][2], want[k][3]);
             CHECK(s.lp.phase == XCHG_LP_SETTLED && s.lp.winner == want[k][3],
                   "dear tie %d: phase %d winner %d", k, s.lp.phase, s.lp.winner);
-        }
-        {
-            double truth[2] = {9e-6, 18e-6}, pred[2] = {10.9e-6, 10.9e-6};
-            sim_start_by(&s, 2, truth, pred, 1, xchg_lp_start_tie);
-            CHECK(sim_call(&s) == 1, "cheap tie: the first call ran native, want the candidate");
         }
     }
     /* a stored verdict that needs a set-up: native until the shape's setup_after-th call, then
