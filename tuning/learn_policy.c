@@ -78,12 +78,12 @@
  *    their round at once. Its first probe is the best xchg candidate, not what the shape would
  *    run without learning, so its calls' excess over the reference counts against the allowance
  *    once native is measured, as any other probe's does.
- *  - A dear tie's warm-up call, the shape's first,
- *    runs native (tie_native): that call pays the one-time costs, the candidate's one timed call
- *    follows, then native's one. A dear shape is one that a program makes a handful of times
- *    (an integer sort's 4 MPI_Alltoallv of 32 MiB a rank), and a candidate that loses then costs
- *    one of them, not two: on the emulated cluster (3,2,2,1 ranks, 100 Mbit/s, MPICH)
- *    `pairwise` took 10.2 s a call there against native's 6.3.
+ *  - A dear tie's warm-up call, the shape's first, runs native (tie_native): that call pays
+ *    the one-time costs, the candidate's one timed call follows, then native's one. A dear
+ *    shape is one that a program makes a handful of times (an integer sort's 4 MPI_Alltoallv of
+ *    32 MiB a rank), and a candidate that loses then costs one of them, not two: on the
+ *    emulated cluster (3,2,2,1 ranks, 100 Mbit/s, MPICH) `pairwise` took 10.2 s a call there
+ *    against native's 6.3.
  *
  * The sure start (xchg_lp_sure): native priced at least `sure` times the models' choice, on a
  * call whose busiest rank's bytes cost less than one start-up. There the prices are counts of
