@@ -58,11 +58,17 @@
  * MPI_Init: NATIVE_WARMUP untimed calls (the MPI library sets the collective up in its first
  * calls), then NATIVE_BATCHES batches of NATIVE_CALLS calls back to back; a rank's time is its
  * least batch's mean (a batch that lost its core reads high), and an allreduce gives every
- * rank the slowest rank's. xchg_cost_native never prices native below it on a communicator of
- * the world's size. A time above NATIVE_MAX per rank is a descheduled rank's: the ranks stop
+ * rank the slowest rank's. Up to NATIVE_MID_RANKS ranks the same follows with 4 KiB blocks
+ * (NATIVE_MID_CALLS calls a batch), where the MPI library has changed protocol: MPICH's
+ * MPI_Alltoall of 4 KiB at 2 ranks took 9 to 13 us a call, which the models priced at 3.8 to 4.3,
+ * so learning timed native in every such shape's first calls (5 calls and an agreement, 60 to
+ * 80 us, on a shape whose 40 calls took 40 to 120 us under `shm`). xchg_cost_native never
+ * prices native below these on a communicator of the world's size (linear between the two
+ * sizes). A time above NATIVE_MAX per rank is a descheduled rank's: the ranks stop
  * there and none of the three is used (with `make test` running beside it on the 2 cores, MPICH's
  * MPI_Alltoall of 1 B at 2 ranks read 4 ms, where it takes 0.6 to 1.0 us, and would have priced
- * native 4000 times too dear). Across nodes a call of 1 B costs a network round trip or more,
+ * native 4000 times too dear); one of 4 KiB blocks above NATIVE_MAX + NATIVE_MID_MAX per rank
+ * is not used alone. Across nodes a call of 1 B costs a network round trip or more,
  * and 42 of them would stall MPI_Init; there the calibration's inter-node constants price
  * native.
  */
@@ -96,6 +102,10 @@
 #define NATIVE_MAX 50e-6   /* per rank: a call of 1 B blocks slower than this many seconds times
                               the ranks on one node waited for a descheduled rank (more
                               processes than cores), not the MPI library: not used */
+#define NATIVE_MID_RANKS 64  /* the 4 KiB blocks are timed up to this many ranks: 256 KiB a rank */
+#define NATIVE_MID_CALLS 2   /* calls per batch with 4 KiB blocks */
+#define NATIVE_MID_MAX 20e-6 /* per rank, beyond NATIVE_MAX, for 4 KiB blocks: 4 KiB at 0.2 GB/s   \
+                              */
 
 /* Whether rank 0 takes another round trip: done of n taken, the soft and hard deadlines. */
 static int ping_more(int done, int n, double now, double deadline, double hard)
@@ -380,72 +390,94 @@ int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machin
     return XCHG_MEASURED_STARTUP;
 }
 
-/* One call of coll with 1-byte blocks on MPI_COMM_WORLD (one[] holds a 1 per rank, displs[]
- * 0 .. size - 1). Its handler is still MPI_ERRORS_ARE_FATAL (the program has not run), and the
- * arguments are valid: no rank returns from a failed call, so none leaves the others. */
-static void native_call(int coll, const char *send, char *recv, const int *one, const int *displs)
+/* One call of coll with blocks of counts[0] bytes on MPI_COMM_WORLD (counts[] holds that count
+ * per rank, displs[] its multiples). Its handler is still MPI_ERRORS_ARE_FATAL (the program has
+ * not run), and the arguments are valid: no rank returns from a failed call, so none leaves the
+ * others. */
+static void native_call(int coll, const char *send, char *recv, const int *counts,
+                        const int *displs)
 {
     if (coll == XCHG_ALLTOALL)
-        PMPI_Alltoall(send, 1, MPI_BYTE, recv, 1, MPI_BYTE, MPI_COMM_WORLD);
+        PMPI_Alltoall(send, counts[0], MPI_BYTE, recv, counts[0], MPI_BYTE, MPI_COMM_WORLD);
     else if (coll == XCHG_ALLGATHER)
-        PMPI_Allgather(send, 1, MPI_BYTE, recv, 1, MPI_BYTE, MPI_COMM_WORLD);
+        PMPI_Allgather(send, counts[0], MPI_BYTE, recv, counts[0], MPI_BYTE, MPI_COMM_WORLD);
     else
-        PMPI_Alltoallv(send, one, displs, MPI_BYTE, recv, one, displs, MPI_BYTE, MPI_COMM_WORLD);
+        PMPI_Alltoallv(send, counts, displs, MPI_BYTE, recv, counts, displs, MPI_BYTE,
+                       MPI_COMM_WORLD);
+}
+
+/* This rank's time of a call of coll with blocks of `bytes` (counts[] and displs[] set for
+ * them): the least mean of NATIVE_BATCHES batches of `calls`, after NATIVE_WARMUP untimed. */
+static double native_time(int coll, const char *send, char *recv, int *counts, int *displs,
+                          int world_size, int bytes, int calls)
+{
+    double least = 0.0;
+    for (int i = 0; i < world_size; i++) {
+        counts[i] = bytes;
+        displs[i] = i * bytes;
+    }
+    for (int call = 0; call < NATIVE_WARMUP; call++)
+        native_call(coll, send, recv, counts, displs);
+    for (int batch = 0; batch < NATIVE_BATCHES; batch++) {
+        double began = PMPI_Wtime(), mean;
+        for (int call = 0; call < calls; call++)
+            native_call(coll, send, recv, counts, displs);
+        mean = (PMPI_Wtime() - began) / calls;
+        if (batch == 0 || mean < least)
+            least = mean;
+    }
+    return least;
 }
 
 double xchg_calibrate_native(int world_size, xchg_machine_t *machine)
 {
-    double slowest[XCHG_NCOLLS], began_all = PMPI_Wtime(), most = NATIVE_MAX * world_size;
-    char *send = calloc((size_t)world_size, 2);
-    int *one = malloc(2 * (size_t)world_size * sizeof *one);
-    int ok = send && one, all_ok = 0, measured = 0, rank;
+    double slowest[XCHG_NCOLLS][2], began_all = PMPI_Wtime(), most = NATIVE_MAX * world_size;
+    int mid = world_size <= NATIVE_MID_RANKS; /* the 4 KiB blocks too */
+    size_t block = mid ? XCHG_NATIVE_MID_BYTES : 1;
+    char *send = calloc((size_t)world_size, 2 * block);
+    int *counts = malloc(2 * (size_t)world_size * sizeof *counts);
+    int ok = send && counts, all_ok = 0, measured = 0, rank;
 
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     /* every rank makes the calls or none does: a rank without memory for its buffers says so */
     if (PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS &&
         all_ok) {
-        char *recv = send + world_size;
-        int *displs = one + world_size;
-        for (int i = 0; i < world_size; i++) {
-            one[i] = 1;
-            displs[i] = i;
-        }
-        /* one collective after the other; the ranks agree on each one's time before the next,
+        char *recv = send + (size_t)world_size * block;
+        int *displs = counts + world_size;
+        /* one collective after the other; the ranks agree on each one's times before the next,
          * and all stop at one beyond the bound */
         for (int coll = 0; coll < XCHG_NCOLLS && measured == coll; coll++) {
-            double least = 0.0;
-            for (int call = 0; call < NATIVE_WARMUP; call++)
-                native_call(coll, send, recv, one, displs);
-            for (int batch = 0; batch < NATIVE_BATCHES; batch++) {
-                double began = PMPI_Wtime(), mean;
-                for (int call = 0; call < NATIVE_CALLS; call++)
-                    native_call(coll, send, recv, one, displs);
-                mean = (PMPI_Wtime() - began) / NATIVE_CALLS;
-                if (batch == 0 || mean < least)
-                    least = mean;
-            }
+            double least[2] = {0.0, 0.0};
+            least[0] = native_time(coll, send, recv, counts, displs, world_size, 1, NATIVE_CALLS);
+            if (mid)
+                least[1] = native_time(coll, send, recv, counts, displs, world_size,
+                                       XCHG_NATIVE_MID_BYTES, NATIVE_MID_CALLS);
             if (xchg_config.test_descheduled) /* testing knob: as if a rank had been away */
-                least += most;
-            if (PMPI_Allreduce(&least, &slowest[coll], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD) !=
+                least[0] += most;
+            if (PMPI_Allreduce(least, slowest[coll], 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD) !=
                 MPI_SUCCESS)
                 break;
-            if (slowest[coll] > most) {
+            if (slowest[coll][0] > most) {
                 if (xchg_config.verbose && rank == 0)
                     fprintf(stderr,
                             "xchg: native calls of 1 B blocks on %d ranks: %s took %.3g s, above "
                             "%.3g s (a rank was descheduled): not used\n",
-                            world_size, xchg_coll_name(coll), slowest[coll], most);
+                            world_size, xchg_coll_name(coll), slowest[coll][0], most);
                 break;
             }
+            if (slowest[coll][1] > most + NATIVE_MID_MAX * world_size) /* descheduled: not used */
+                slowest[coll][1] = 0.0;
             measured++;
         }
         if (measured == XCHG_NCOLLS) {
-            for (int coll = 0; coll < XCHG_NCOLLS; coll++)
-                machine->native_small[coll] = slowest[coll];
+            for (int coll = 0; coll < XCHG_NCOLLS; coll++) {
+                machine->native_small[coll] = slowest[coll][0];
+                machine->native_mid[coll] = slowest[coll][1];
+            }
             machine->native_small_ranks = world_size;
         }
     }
     free(send);
-    free(one);
+    free(counts);
     return PMPI_Wtime() - began_all;
 }

@@ -75,10 +75,12 @@ static void machine_setup(void)
         if (m->native_small_ranks > 0)
             fprintf(stderr,
                     "xchg: native calls of 1 B blocks on %d ranks measured now: alltoall %.3gs "
-                    "allgather %.3gs alltoallv %.3gs (%.2g ms at MPI_Init)\n",
+                    "allgather %.3gs alltoallv %.3gs; of 4 KiB: %.3gs %.3gs %.3gs (%.2g ms at "
+                    "MPI_Init)\n",
                     m->native_small_ranks, m->native_small[XCHG_ALLTOALL],
                     m->native_small[XCHG_ALLGATHER], m->native_small[XCHG_ALLTOALLV],
-                    native_s * 1e3);
+                    m->native_mid[XCHG_ALLTOALL], m->native_mid[XCHG_ALLGATHER],
+                    m->native_mid[XCHG_ALLTOALLV], native_s * 1e3);
         fflush(stderr);
     }
 }

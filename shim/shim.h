@@ -118,9 +118,9 @@ enum {
     XCHG_MEASURED_STARTUP /* a start-up too, with the constants that come with it */
 };
 int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machine);
-/* The MPI library's own collectives of 1 B blocks timed on MPI_COMM_WORLD into
- * machine->native_small (collective, from MPI_Init; the world on one node, at least 2 ranks);
- * the seconds this rank spent on it. */
+/* The MPI library's own collectives of 1 B and 4 KiB blocks timed on MPI_COMM_WORLD into
+ * machine->native_small and native_mid (collective, from MPI_Init; the world on one node, at
+ * least 2 ranks); the seconds this rank spent on it. */
 double xchg_calibrate_native(int world_size, xchg_machine_t *machine);
 /* The seconds a node spends on each message out of it when every rank sends across at once
  * (gap_inter), from bursts over MPI_COMM_WORLD (collective); 0 on one node or when nothing

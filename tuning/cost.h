@@ -53,9 +53,9 @@ double xchg_cost_least_tau(const xchg_machine_t *machine);
  *            nmsgs (max_bytes tau node_share + node_gap)). */
 double xchg_cost_round(const xchg_machine_t *machine, int nmsgs, size_t max_bytes);
 
-/* The time of native's calls of 1 B measured at MPI_Init (xchg_machine_t.native_small) that
- * native's price never falls below for this call, or 0 when none applies (another size, no
- * bytes, nothing measured). */
+/* The time of native's calls measured at MPI_Init (xchg_machine_t.native_small at 1 B, native_mid
+ * at XCHG_NATIVE_MID_BYTES: linear between, the larger's beyond) that native's price never falls
+ * below for this call, or 0 when none applies (another size, no bytes, nothing measured). */
 double xchg_cost_native_floor(const xchg_call_t *call, const xchg_machine_t *machine);
 double xchg_cost_native(const xchg_call_t *call, const xchg_machine_t *machine,
                         xchg_params_t *params);

@@ -6,11 +6,15 @@
  * and one of them is for the call's collective and exactly its communicator size, native
  * costs that curve's value at the call's size key (xchg_native_curve_at: linear between the
  * measured points, the first point's value below them, the last segment's line, never falling,
- * above them). Otherwise it is modelled as follows, and never priced below the time of a call
- * of 1 B blocks that the calibration measured at MPI_Init on a communicator of the same size
- * (xchg_machine_t.native_small): the models price only the messages' start-ups and bytes, and
- * the MPI library's own work per call, which they leave out, is most of a small call's time
- * (MPICH, 2 ranks on 2 cores: its MPI_Alltoall of 1 B took 2.1 to 11.5 times the price).
+ * above them). Otherwise it is modelled as follows, and never priced below the floor that the
+ * calibration measured at MPI_Init on a communicator of the same size: the time of a call of
+ * 1 B blocks (xchg_machine_t.native_small) and of one of 4 KiB blocks (native_mid), linear
+ * between them, the larger's beyond. The models price only the messages' start-ups and bytes,
+ * and the MPI library's own work per call, which they leave out, is most of a small call's time
+ * (MPICH, 2 ranks on 2 cores: its MPI_Alltoall of 1 B took 2.1 to 11.5 times the price); and
+ * an MPI library changes protocol with the message's size (MPICH's MPI_Alltoall of 4 KiB blocks
+ * at 2 ranks took 9 to 13 us a call, priced 3.8 to 4.3 us by the model,
+ * above the 1 B floor of 0.6 to 1.1).
  *
  * The MPI library's default selection is documented, and each of its algorithms is one that
  * xchg's models already price, so native is priced as the algorithm the MPI library would
@@ -84,10 +88,18 @@ static double modelled(const xchg_call_t *call, const xchg_machine_t *machine)
 
 double xchg_cost_native_floor(const xchg_call_t *call, const xchg_machine_t *machine)
 {
-    if (call->comm_size != machine->native_small_ranks || call->block_bytes == 0 ||
-        call->coll < 0 || call->coll >= XCHG_NCOLLS)
+    double small, mid;
+    size_t b = call->block_bytes;
+    if (call->comm_size != machine->native_small_ranks || b == 0 || call->coll < 0 ||
+        call->coll >= XCHG_NCOLLS)
         return 0.0;
-    return machine->native_small[call->coll];
+    small = machine->native_small[call->coll];
+    mid = machine->native_mid[call->coll];
+    if (!(mid > small)) /* not measured, or no dearer than 1 B */
+        return small;
+    if (b >= XCHG_NATIVE_MID_BYTES)
+        return mid;
+    return small + (mid - small) * (double)(b - 1) / (XCHG_NATIVE_MID_BYTES - 1);
 }
 
 double xchg_cost_native(const xchg_call_t *call, const xchg_machine_t *machine,

@@ -14,6 +14,9 @@
 /* The three collectives xchg serves; used as array indices. */
 enum { XCHG_ALLTOALL = 0, XCHG_ALLGATHER = 1, XCHG_ALLTOALLV = 2, XCHG_NCOLLS = 3 };
 
+/* The larger block (bytes) of native's calls measured at MPI_Init (xchg_machine_t.native_mid). */
+#define XCHG_NATIVE_MID_BYTES 4096
+
 struct xchg_algo;
 
 /* What the algorithms' predicates and cost models may know of where a communicator's ranks
@@ -113,6 +116,9 @@ typedef struct xchg_machine {
        1 B takes on native_small_ranks ranks, per collective (XCHG_ALLTOALL ...); no call of
        that many ranks that moves bytes costs native less (xchg_cost_native); 0 = not measured */
     double native_small[XCHG_NCOLLS];
+    /* the same with blocks of XCHG_NATIVE_MID_BYTES; between the two sizes native's floor rises
+       linearly, and past the larger it stays (xchg_cost_native_floor); 0 = not measured */
+    double native_mid[XCHG_NCOLLS];
     int native_small_ranks;
 } xchg_machine_t;
 

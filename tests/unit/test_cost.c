@@ -375,6 +375,26 @@ static void check_native_small(void)
     call = make_call(XCHG_ALLGATHER, 2, 65536);
     t = xchg_cost_native(&call, &m, &params);
     CHECK(t > 7.4e-7, "native allgather of 64 KiB above the floor: %.3g s", t);
+    /* and of 4 KiB blocks (native_mid): the case recorded on the 2-core EPYC VM (MPICH, 2
+     * ranks), MPI_Allgather of 4 KiB measured 10.5 us; linear between the two sizes, the
+     * larger's beyond it while the model prices less */
+    m.native_mid[XCHG_ALLGATHER] = 10.5e-6;
+    call = make_call(XCHG_ALLGATHER, 2, XCHG_NATIVE_MID_BYTES);
+    t = xchg_cost_native(&call, &m, &params);
+    CHECK(t == 10.5e-6, "native 4 KiB allgather: %.3g s, want the measured 1.05e-05", t);
+    call = make_call(XCHG_ALLGATHER, 2, 2048);
+    t = xchg_cost_native(&call, &m, &params);
+    CHECK(fabs(t - (7.4e-7 + (10.5e-6 - 7.4e-7) * 2047.0 / 4095.0)) < 1e-12,
+          "native 2 KiB allgather: %.4g s, want halfway between the two measured", t);
+    call = make_call(XCHG_ALLGATHER, 2, 8192);
+    t = xchg_cost_native(&call, &m, &params);
+    CHECK(t == 10.5e-6, "native 8 KiB allgather: %.3g s, want the 4 KiB floor", t);
+    call = make_call(XCHG_ALLGATHER, 2, 1);
+    t = xchg_cost_native(&call, &m, &params);
+    CHECK(t == 7.4e-7, "native 1 B allgather with both measured: %.3g s", t);
+    call = make_call(XCHG_ALLGATHER, 4, 4096);
+    t = xchg_cost_native(&call, &m, &params);
+    CHECK(t != 10.5e-6, "4 ranks are not the 2 measured at 4 KiB: %.3g s", t);
 }
 
 /* One node prices with beta and tau, several nodes with beta_inter and tau_inter. */
