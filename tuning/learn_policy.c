@@ -88,7 +88,11 @@
  * The sure start (xchg_lp_sure): native priced at least `sure` times the models' choice, on a
  * call whose busiest rank's bytes cost less than one start-up. There the prices are counts of
  * start-ups, which the models know, and a round is mostly cost for a short-lived shape. Where
- * native's price is its calls' time measured at MPI_Init, `sure_measured` times is enough.
+ * native's price is its calls' time measured at MPI_Init, `sure_measured` times is enough; and
+ * `sure_far` times for calls of more bytes, up to the 4 KiB blocks measured there: MPICH's
+ * MPI_Alltoall of 4 KiB at 2 ranks took 9 to 13 us a call natively and 1 to 3.5 under `shm`,
+ * and a round's native probe (5 calls and an agreement) cost more than the shape's first 40
+ * calls under `shm` took.
  */
 #include <limits.h>
 #include <math.h>
@@ -132,6 +136,9 @@ const xchg_lp_constants_t xchg_lp_constants = {
                               * bytes, the choice measured faster (xchg_lp_sure) */
     .sure_measured = 1.5,    /* native's price measured: the choice's model errs on shared memory
                               * by XCHG_MODEL_MARGIN at most, the margin selection trusts it by */
+    .sure_far = 5.0,         /* past a start-up's bytes the shared-memory models priced MPICH's
+                              * 4 KiB calls at 2 ranks up to 4 times below their time (`shm`
+                              * priced 0.87 us, measured 3.5) */
 };
 
 #define C xchg_lp_constants
@@ -392,6 +399,10 @@ int xchg_lp_sure(const xchg_call_t *call, const xchg_machine_t *machine, double 
                                                                      : call->max_recv_bytes);
     else /* alltoall: sent and received; allgather: received */
         bytes = peers * (double)call->block_bytes;
+    if (measured && machine->native_mid[call->coll] > 0 && native_s >= C.sure_far * first_s &&
+        bytes <= (call->coll == XCHG_ALLTOALLV ? call->comm_size : peers) *
+                     (double)XCHG_NATIVE_MID_BYTES) /* the sizes measured (alltoallv: self's too) */
+        return 1;
     return machine->beta > 0 && bytes * machine->tau < machine->beta;
 }
 

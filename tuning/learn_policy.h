@@ -66,6 +66,8 @@ typedef struct xchg_lp_constants {
                                 than one start-up */
     double sure_measured;    /* the same when native's price is its time measured at MPI_Init
                                 (xchg_machine_t.native_small) */
+    double sure_far;         /* and this many times where it is, for calls of any bytes up to
+                                the measured 4 KiB blocks (xchg_machine_t.native_mid) */
 } xchg_lp_constants_t;
 
 extern const xchg_lp_constants_t xchg_lp_constants;
@@ -166,7 +168,9 @@ void xchg_lp_start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int
  * start-ups make the prices, it is their count, which the models know. Where native_s is the
  * time of native's calls of 1 B measured at MPI_Init (it is machine's native_small for the
  * call's collective and size), the factor is sure_measured: only the choice's price is a
- * model then. (The measurements behind the factors: docs/design.md, Learning.) */
+ * model then; where 4 KiB blocks were measured too (native_mid), sure_far for a call of more
+ * bytes, up to those blocks' (peers times 4 KiB for the busiest rank). (The measurements
+ * behind the factors: docs/design.md, Learning.) */
 int xchg_lp_sure(const xchg_call_t *call, const xchg_machine_t *machine, double native_s,
                  double first_s);
 /* The next call of the shape. */
