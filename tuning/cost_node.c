@@ -50,8 +50,9 @@
  *
  * Where it stands. It prices what the plan does, not what the MPI library does meanwhile: a
  * node's ranks wait for its leaders (they poll MPI's progress), and the copies are priced at
- * rho a byte, slowed where more of a node's ranks copy at once than its memory serves
- * (xchg_cost_node_copies). It beats the flat algorithms where
+ * rho a byte (a single pass's reads of what other cores wrote at tau_large:
+ * xchg_cost_segment_copies), slowed where more of a node's ranks copy at once than its memory
+ * serves (xchg_cost_node_copies). It beats the flat algorithms where
  * start-ups between nodes dominate (p - 1 rounds of pairwise against N - 1 steps of a leader),
  * and loses to them by the copies where bytes dominate.
  */
@@ -125,8 +126,8 @@ static double exchange_time(const xchg_call_t *call, const xchg_machine_t *m, in
     int p = call->comm_size, v = call->coll == XCHG_ALLTOALLV;
     double b = (double)call->block_bytes, passes = ceil(longest / (double)w->window), worst = 0;
     double syncs = passes * (k.nnodes > 1 ? 2 : 1) + v;
-    double copies =
-        v ? (double)call->max_send_bytes + (double)call->max_recv_bytes : (2.0 * (p - 1) + 1.0) * b;
+    double in = v ? (double)call->max_send_bytes : (double)p * b;
+    double out = v ? (double)call->max_recv_bytes : (double)(p - 1) * b;
 
     for (int i = 0; i < 2; i++) {
         int n = k.n[i];
@@ -141,7 +142,7 @@ static double exchange_time(const xchg_call_t *call, const xchg_machine_t *m, in
     }
     if (passes == 0)
         syncs = v;
-    return syncs * xchg_cost_sync(m) + xchg_cost_node_copies(call, m, copies) + worst;
+    return syncs * xchg_cost_sync(m) + xchg_cost_segment_copies(call, m, in, out, passes) + worst;
 }
 
 /* MPI_Allgather: the leader's circulant rounds over the nodes, `ports` messages a round. */
@@ -166,8 +167,8 @@ static double gather_time(const xchg_call_t *call, const xchg_machine_t *m, size
     piece = piece > 64 ? piece - piece % 64 : piece;
     passes = b == 0 ? 0 : ceil((double)b / (double)piece);
     return passes * (k.nnodes > 1 ? 2 : 1) * xchg_cost_sync(m) +
-           passes * (rounds * beta_between(m) + messages * m->gap_inter) +
-           bytes * tau_between(m) + xchg_cost_node_copies(call, m, (double)p * (double)b);
+           passes * (rounds * beta_between(m) + messages * m->gap_inter) + bytes * tau_between(m) +
+           xchg_cost_segment_copies(call, m, (double)b, (double)(p - 1) * (double)b, passes);
 }
 
 /* Whether `more` (leaders or ports) is worth it against `fewer`: more than 5 % faster (see the

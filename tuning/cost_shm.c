@@ -5,7 +5,8 @@
  * A pass is one synchronisation, priced at sync (xchg_cost_sync: measured by xchg-tune, else one
  * start-up inside the node, beta: every rank's arrival must be seen by every other, as a
  * message's would), and every byte goes through memory twice (rho per byte copied, more once
- * the node's ranks copy more at once than its memory serves: xchg_cost_node_copies):
+ * the node's ranks copy more at once than its memory serves: xchg_cost_node_copies; in a single
+ * pass a byte read out crosses between the cores' caches at tau_large: xchg_cost_segment_copies):
  *   alltoall   passes sync + (2 (p - 1) + 1) b rho;
  *   allgather  passes sync + p b rho;
  *   alltoallv  passes sync + (h1 + h2 - s) rho (the busiest sender's and receiver's bytes, the
@@ -41,7 +42,7 @@ double xchg_cost_shm(const xchg_call_t *call, const xchg_machine_t *machine, xch
 {
     int p = call->comm_size;
     size_t limit = call->topo ? call->topo->shm_bytes : 0, b = call->block_bytes, passes;
-    double copied;
+    double in, out;
 
     (void)params;
     if (p <= 1)
@@ -54,11 +55,13 @@ double xchg_cost_shm(const xchg_call_t *call, const xchg_machine_t *machine, xch
         passes = 1;
         if (header + call->max_send_bytes > region)
             passes += passes_of(call->max_block_bytes, slot);
-        copied = (double)call->max_send_bytes + (double)call->max_recv_bytes - self_estimate(call);
+        in = (double)call->max_send_bytes;
+        out = (double)call->max_recv_bytes - self_estimate(call);
     } else {
         passes = passes_of(b, xchg_shm_piece(call->coll, p, limit));
-        copied =
-            call->coll == XCHG_ALLTOALL ? (2.0 * (p - 1) + 1.0) * (double)b : (double)p * (double)b;
+        in = call->coll == XCHG_ALLTOALL ? (double)p * (double)b : (double)b;
+        out = (double)(p - 1) * (double)b;
     }
-    return (double)passes * xchg_cost_sync(machine) + xchg_cost_node_copies(call, machine, copied);
+    return (double)passes * xchg_cost_sync(machine) +
+           xchg_cost_segment_copies(call, machine, in, out, (double)passes);
 }
