@@ -427,7 +427,8 @@ int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm, uint64_t carried[2])
             got = create(comm, group);
             slot = 0;
         }
-        if (xchg_config.verbose && ctx->rank == 0)
+        /* a program may make thousands of communicators of one rank: only a refusal of one */
+        if (xchg_config.verbose && ctx->rank == 0 && (ctx->size > 1 || !got))
             announce(ctx->size, got != NULL, agreed);
     }
     PMPI_Group_free(&group);

@@ -371,7 +371,7 @@ static int ctx_open(xchg_ctx_t *ctx, MPI_Comm comm)
     ctx->shm_reserve = xchg_shm_reserve;
     ctx_topo(ctx, comm, shared, node_shared);
     ctx->one_clock = shared;
-    if (xchg_config.verbose && ctx->rank == 0)
+    if (xchg_config.verbose && ctx->rank == 0 && ctx->size > 1) /* one rank: nothing to say */
         ctx_announce(ctx);
     /* auto: yield when the node is oversubscribed, unless the MPI library's own wait yields
      * already (then its blocking wait is the better one: it sleeps inside its progress engine

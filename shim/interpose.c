@@ -135,7 +135,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 int MPI_Finalize(void)
 {
     if (xchg_config.loaded && !xchg_config.disable) {
-        if (xchg_config.verbose && xchg_world_rank == 0) {
+        if ((xchg_config.verbose || xchg_config.stats) && xchg_world_rank == 0) {
             int made, adopted, held, channels_made;
             xchg_shm_counts(&made, &adopted);
             held = xchg_channel_count(&channels_made);
