@@ -54,9 +54,8 @@
  *    smallest calls an agreement costs more than a probe's calls. Where native is priced further
  *    off, the first's agreement stays, because its measured time sizes native's probe.
  *  - Set-up (waits()). A candidate whose first call makes or grows the node's shared segment to
- *    a large size pays a one-time cost that no timed call sees, nor the allowance knows before;
- *    it waits until the shape's setup_after-th call, past the allowance's budget_calls, and a
- *    stored verdict for it runs native until then.
+ *    a large size pays a one-time cost that no timed call sees; it waits until the shape's
+ *    setup_after-th call, and a stored verdict for it runs native until then.
  *
  * Settling: the fastest probed candidate wins, an xchg one only below margin times native
  * (settle(), verdict()). A new round forgets the times but for candidates far slower than the
@@ -122,14 +121,12 @@ const xchg_lp_constants_t xchg_lp_constants = {
     .native_warmup = 2,      /* the MPI library's first calls on a communicator set it up */
     .recheck_cold = 32,      /* soon, yet after a short-lived shape's calls */
     .tie_after = 16,         /* a close tie promises a gain within the models' error, worth a
-                              * round in a shape the program repeats, not in one it
+                              * round in a shape the program repeats (setup_after), not in one it
                               * makes a handful of times (an FFT's 8 transposes) */
     .tie_close = 0.90,       /* a gain of 10 %, the allowance's share, is what a round costs a
                               * short-lived shape; a tie that promises more is probed at once */
-    .setup_after = 40,       /* a set-up's cost is known only once paid, and it may be tens of
-                              * calls (MPICH's skewed MPI_Alltoallv of 64 KiB at 2 ranks: `shm`'s
-                              * first call 460 to 630 us, native's 30): after the budget_calls
-                              * calls whose allowance cannot cover it */
+    .setup_after = 16,       /* a shape made 16 times is one the program repeats: a set-up worth
+                              * tens of its calls is paid back */
     .span = 3.0,             /* the models' error between xchg algorithms is tens of percent */
     .dear_link = 2.0,        /* one machine's emulated nodes measure about 1 (start-ups through one
                               * memory); a network's are several times shared memory's */
