@@ -69,6 +69,7 @@
 #include <time.h>
 
 #include "shim.h"
+#include "../algos/sched/shm.h"
 #include "../tuning/table_write.h"
 
 #define LEARNED_MAX 1024     /* shapes' verdicts kept for the cache and XCHG_LEARN=FILE */
@@ -208,16 +209,19 @@ static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *
 }
 
 /* The bytes a call puts through its node's segment in one pass, as the shm algorithms reserve
- * them (alltoall: every block of the node's ranks; allgather: every block once; alltoallv: its
- * counts' header, the least it reserves). */
+ * them (alltoall: every block of the node's ranks; allgather: every block once; alltoallv: a
+ * region per sender, for its counts' header and the most bytes a rank sends, agreed). */
 static size_t segment_need(const xchg_call_t *call)
 {
-    size_t p = (size_t)call->comm_size, b = call->block_bytes;
+    size_t p = (size_t)call->comm_size, b = call->block_bytes, region;
     if (call->coll == XCHG_ALLTOALL)
         return b <= SIZE_MAX / (p * p) ? p * p * b : SIZE_MAX;
     if (call->coll == XCHG_ALLGATHER)
         return b <= SIZE_MAX / p ? p * b : SIZE_MAX;
-    return 0;
+    region = xchg_shm_header_bytes(call->comm_size) + 64;
+    if (call->max_send_bytes > SIZE_MAX / p - region)
+        return SIZE_MAX;
+    return p * (region + call->max_send_bytes);
 }
 
 /* Mark the candidates whose first call must make or grow the context's segment to halves of
