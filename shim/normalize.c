@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "normalize.h"
+#include "../tuning/env.h"
 
 #define CARRY_MAX_AGE 16  /* alltoallv calls decided from the same carried statistics, */
 #define CARRY_AGE_LIMIT 256 /* doubled after every agreement that found them unchanged, up to
@@ -77,22 +78,25 @@ static int context_for(MPI_Comm comm, xchg_ctx_t **ctx, xchg_outcome_t *out)
  * where the library already measures the machine (collective over MPI_COMM_WORLD): a context
  * on a duplicate of the world, which makes the channel of the world's group (kept idle until
  * MPI_Finalize: shim/channel.c) and, on one node, the node's shared segment with halves of
- * XCHG_SHM_WARM_HALF (or XCHG_SHM_BYTES, when less), so that no call that learning lets run at
- * once grows it in the program's first calls (docs/results.md, stop 57), and the pages of its
- * first WARM_FAULTED bytes a half, which each rank reads once; freeing the duplicate leaves
- * that segment to the next communicator of the same processes (shim/shm.c, the pool), the
- * world itself or any duplicate of it. The models and the type lookup run once on a call of 1
- * B, so that their code and the MPI library's type queries are no longer cold at the program's
- * first call. Without it, that
- * first call took 180 to 360 us (MPICH, 2 ranks on 2 cores; natively 12 to 31), 43 to 54 of
- * them for the channel and about 150 for the segment. Not when any process has
- * MPI_THREAD_MULTIPLE (the world's channel is not kept there), nor for a world of one rank.
+ * XCHG_SHM_BYTES's default (or XCHG_SHM_BYTES, when less), so that no call grows it at the
+ * default (growing it inside a call cost 0.5 to 0.8 ms: a new object, an agreement and the
+ * pages again; docs/results.md, stops 57 and 65), and the pages of its first WARM_FAULTED
+ * bytes a half, which each rank reads once; freeing the duplicate leaves that segment to the
+ * next communicator of the same processes (shim/shm.c, the pool), the world itself or any
+ * duplicate of it. The models and the type lookup run once on a call of 1 B, so that their
+ * code and the MPI library's type queries are no longer cold at the program's first call.
+ * Without it, that first call took 180 to 360 us (MPICH, 2 ranks on 2 cores; natively 12 to
+ * 31), 43 to 54 of them for the channel and about 150 for the segment. Not when any process
+ * has MPI_THREAD_MULTIPLE (the world's channel is not kept there), nor for a world of one rank.
  * XCHG_VERBOSE stays quiet here: the duplicate is no program's. */
-#define WARM_FAULTED ((size_t)64 << 10) /* bytes of each half whose pages MPI_Init faults in:
-                                         * what calls of up to 64 KiB a pass touch; larger ones
-                                         * fault in theirs in their first calls */
-#define WARM_REGION ((size_t)16 << 10) /* and of each sender's alltoallv region: its header and
-                                        * messages of up to 16 KiB in all */
+
+/* Bytes of each half whose pages MPI_Init faults in: what an alltoall of 64 KiB blocks at 2
+ * ranks touches (larger calls fault in theirs). */
+#define WARM_FAULTED ((size_t)256 << 10)
+/* And of the senders' alltoallv regions beyond the first, shared out between them, at least
+ * WARM_REGION_LEAST each (a header and its first messages). */
+#define WARM_REGIONS ((size_t)256 << 10)
+#define WARM_REGION_LEAST ((size_t)16 << 10)
 
 void xchg_warm_first_call(void)
 {
@@ -114,9 +118,12 @@ void xchg_warm_first_call(void)
         uint64_t one = 1;
         double began;
         if (ctx->nnodes == 1 && ctx->shm_reserve &&
-            ctx->shm_reserve(ctx, XCHG_SHM_WARM_HALF) == MPI_SUCCESS)
+            ctx->shm_reserve(ctx, XCHG_SHM_DEFAULT) == MPI_SUCCESS) {
             /* agreed: every rank has it, or none */
-            xchg_shm_prefault(ctx, WARM_FAULTED, WARM_REGION);
+            size_t region = WARM_REGIONS / (size_t)(ctx->size - 1);
+            xchg_shm_prefault(ctx, WARM_FAULTED,
+                              region > WARM_REGION_LEAST ? region : WARM_REGION_LEAST);
+        }
         /* the channel's first allreduce may have waited for connections: its cost is not an
          * agreement's, which learning charges to its first probe; one timed agreement is */
         began = xchg_learn_clock();

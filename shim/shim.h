@@ -162,9 +162,10 @@ struct xchg_learning *xchg_channel_learning(xchg_ctx_t *ctx);
  * to carry, in place of the allreduce that made the channel (one made at MPI_Init, when the MPI
  * library's connections may still be cold, is no measure of an agreement's cost). */
 void xchg_channel_agreement_cost(xchg_ctx_t *ctx, double seconds);
-/* The halves of the segment that MPI_Init makes for the world's processes on one node
- * (xchg_warm_first_call), the largest that learning lets a shape's first calls make or grow
- * (shim/learn.c): a call that needs more waits for a shape the program repeats. */
+/* The largest halves that learning lets a shape's first calls make or grow (shim/learn.c): a
+ * call that needs more waits for a shape the program repeats. The segment that MPI_Init makes
+ * for the world's processes on one node (xchg_warm_first_call) has halves of XCHG_SHM_DEFAULT
+ * (XCHG_SHM_BYTES, when less), so that the world's calls do not grow it at the default. */
 #define XCHG_SHM_WARM_HALF ((size_t)256 << 10)
 /* shm.c: a context's shared segment (xchg_ctx_t.shm_reserve; collective), and its release */
 int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes);

@@ -6,8 +6,10 @@
 #  - pieces: coll_check at 4 and 7 ranks with XCHG_SHM_BYTES=4K, so that blocks above 4K / p^2
 #    (alltoall) or 4K / p (allgather) and alltoallv messages beyond a sender's region go through
 #    the segment in several passes;
-#  - growth: alltoallv_workloads (messages up to 1 MiB) at 4 ranks with the default limit: the
-#    segment starts at 64 KiB per half, grows collectively and goes in pieces past 1 MiB;
+#  - growth: alltoallv_workloads (messages up to 1 MiB) at 4 ranks with XCHG_SHM_BYTES=4M: the
+#    segment that MPI_Init made with halves of 1 MiB grows collectively to 4 MiB and the calls
+#    beyond go in pieces; rank 0's count of segments made (an XCHG_STATS line at MPI_Finalize)
+#    must be 3 or more: MPI_Init's, the reversed communicator's, and a growth (2 without one);
 #  - lifetime: comm_churn (communicators made, used and freed) forced to shm: a segment per
 #    communicator, freed with it;
 #  - progress: progress_check (rank 0's large send pending while it waits in the collective,
@@ -85,11 +87,16 @@ else
 fi
 
 if [ -x "$TESTS/alltoallv_workloads" ]; then
-    name="shm alltoallv_workloads p=4 (segment grows, then pieces)"
+    name="shm alltoallv_workloads p=4 XCHG_SHM_BYTES=4M (segment grows, then pieces)"
     if begin_case "$name"; then
         preloaded "$log" 4 XCHG_WAIT=yield XCHG_STATS=1 XCHG_STRICT=1 XCHG_ALLTOALLV=shm \
-            -- "$TESTS/alltoallv_workloads"
+            XCHG_SHM_BYTES=4M -- "$TESTS/alltoallv_workloads"
         check_launch $? "$log" alltoallv_workloads alltoallv=shm
+        made=$(sed -n 's/^xchg: at MPI_Finalize .* made \([0-9]*\) shared segments.*/\1/p' "$log")
+        if [ "$outcome" = pass ] && ! [ "${made:-0}" -ge 3 ] 2>/dev/null; then
+            outcome=fail
+            why="expected the segment to grow (3 or more made): '${made:-no line}'"
+        fi
         report_launch "$name" "$start" "$log"
     fi
 fi
