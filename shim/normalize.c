@@ -43,6 +43,7 @@
  * memorised calls do.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "normalize.h"
@@ -98,6 +99,22 @@ static int context_for(MPI_Comm comm, xchg_ctx_t **ctx, xchg_outcome_t *out)
 #define WARM_REGIONS ((size_t)256 << 10)
 #define WARM_REGION_LEAST ((size_t)16 << 10)
 
+/* Heap pages for a first call's allocations (the MPI library's and xchg's), written once and
+ * freed, so that the allocator hands them out again: without it each rank's first call faulted
+ * in 10 fresh pages, 20 us at 2 ranks on the 2-core VM, where hwloc's topology load at MPI_Init
+ * had left used pages behind before (it no longer runs there: shim/context.c). */
+#define WARM_HEAP ((size_t)64 << 10)
+
+static void touch_heap(void)
+{
+    volatile char *pages = malloc(WARM_HEAP);
+    if (!pages)
+        return;
+    for (size_t at = 0; at < WARM_HEAP; at += 4096)
+        pages[at] = 0;
+    free((void *)pages);
+}
+
 void xchg_warm_first_call(void)
 {
     MPI_Comm dup;
@@ -113,6 +130,7 @@ void xchg_warm_first_call(void)
         PMPI_Comm_dup(MPI_COMM_WORLD, &dup) != MPI_SUCCESS)
         return;
     xchg_config.verbose = 0;
+    touch_heap();
     ctx = xchg_ctx_get(dup, &rc);
     if (ctx && !ctx->passthrough) {
         uint64_t one = 1;
