@@ -8,12 +8,12 @@
  *   - a private duplicate of the communicator, with MPI_ERRORS_RETURN, for the library's own
  *     messages: they can never match the user's point-to-point traffic;
  *   - size, rank, and the node layout: node of every rank, ranks per node, local rank;
- *   - the waiting policy (yield when more ranks run on this node than hwloc reports processing
- *     units for them, unless XCHG_WAIT says otherwise);
+ *   - the waiting policy (yield when more ranks run on this node than their affinity masks
+ *     give processing units, unless XCHG_WAIT says otherwise);
  *   - scratch buffers and a request array, reused across calls.
  *
  * The node layout is measured once for MPI_COMM_WORLD at MPI_Init (MPI_Comm_split_type with
- * MPI_COMM_TYPE_SHARED, one allgather of every rank's hwloc cpuset on the node, one allgather
+ * MPI_COMM_TYPE_SHARED, one allgather of every rank's affinity mask on the node, one allgather
  * of node leaders over the world). A later communicator translates its group to world ranks and
  * needs no communication beyond its duplicate; only a communicator with ranks outside
  * MPI_COMM_WORLD (dynamic processes) measures its own layout with MPI_Comm_split_type.
