@@ -89,7 +89,8 @@
  * call whose busiest rank's bytes cost less than one start-up. There the prices are counts of
  * start-ups, which the models know, and a round is mostly cost for a short-lived shape. Where
  * native's price is its calls' time measured at MPI_Init, `sure_measured` times is enough; and
- * `sure_far` times for calls of more bytes, up to the 4 KiB blocks measured there: MPICH's
+ * `sure_far` times for calls of more bytes, up to the 4 KiB blocks measured there or, where the
+ * machine's per-byte constant changes later, up to blocks of large_from bytes: MPICH's
  * MPI_Alltoall of 4 KiB at 2 ranks took 9 to 13 us a call natively and 1 to 3.5 under `shm`,
  * and a round's native probe (5 calls and an agreement) cost more than the shape's first 40
  * calls under `shm` took.
@@ -138,7 +139,8 @@ const xchg_lp_constants_t xchg_lp_constants = {
                               * by XCHG_MODEL_MARGIN at most, the margin selection trusts it by */
     .sure_far = 5.0,         /* past a start-up's bytes the shared-memory models priced MPICH's
                               * 4 KiB calls at 2 ranks up to 4 times below their time (`shm`
-                              * priced 0.87 us, measured 3.5) */
+                              * priced 0.87 us, measured 3.5); blocks up to large_from, where the
+                              * models' per-byte constant is tau, as sure (xchg_lp_sure) */
 };
 
 #define C xchg_lp_constants
@@ -388,7 +390,7 @@ void xchg_lp_start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int
 int xchg_lp_sure(const xchg_call_t *call, const xchg_machine_t *machine, double native_s,
                  double first_s)
 {
-    double peers = call->comm_size > 1 ? call->comm_size - 1 : 0, bytes;
+    double peers = call->comm_size > 1 ? call->comm_size - 1 : 0, bytes, block;
     double least = xchg_cost_native_floor(call, machine);
     int measured = least > 0 && native_s <= least; /* native's price is the measurement */
     if (!(first_s > 0 && first_s < INFINITY &&
@@ -399,9 +401,13 @@ int xchg_lp_sure(const xchg_call_t *call, const xchg_machine_t *machine, double 
                                                                      : call->max_recv_bytes);
     else /* alltoall: sent and received; allgather: received */
         bytes = peers * (double)call->block_bytes;
+    /* blocks of the size measured, or up to large_from: the choice's price scales by the same
+     * tau, and native's is its 4 KiB measurement, which more bytes only exceed (alltoallv: the
+     * busiest rank's, its own block's too) */
+    block = machine->large_from > XCHG_NATIVE_MID_BYTES ? machine->large_from
+                                                        : (double)XCHG_NATIVE_MID_BYTES;
     if (measured && machine->native_mid[call->coll] > 0 && native_s >= C.sure_far * first_s &&
-        bytes <= (call->coll == XCHG_ALLTOALLV ? call->comm_size : peers) *
-                     (double)XCHG_NATIVE_MID_BYTES) /* the sizes measured (alltoallv: self's too) */
+        bytes <= (call->coll == XCHG_ALLTOALLV ? call->comm_size : peers) * block)
         return 1;
     return machine->beta > 0 && bytes * machine->tau < machine->beta;
 }

@@ -807,6 +807,25 @@ int main(void)
         CHECK(xchg_lp_sure(&call, &mpich, 10.6e-6, 1.01e-6), "sure: an even alltoallv of 4 KiB");
         call.max_recv_bytes = 12288;
         CHECK(!xchg_lp_sure(&call, &mpich, 10.6e-6, 1.01e-6), "sure: a skewed alltoallv");
+        /* up to blocks of large_from bytes (tau up to there): the harness's skewed alltoallv of
+         * 4 KiB at 2 ranks (12 KiB to the busiest receiver) is sure; past 2 x 16 KiB it is not,
+         * nor an alltoall of 16 KiB + 1 blocks, nor where large_from is below 4 KiB */
+        mpich.tau_large = 0.09e-9;
+        mpich.large_from = 16384;
+        CHECK(xchg_lp_sure(&call, &mpich, 10.6e-6, 1.01e-6), "sure: skewed, large_from 16 KiB");
+        call.max_recv_bytes = 32768;
+        CHECK(xchg_lp_sure(&call, &mpich, 10.6e-6, 1.01e-6), "sure: skewed, 2 x 16 KiB");
+        call.max_recv_bytes = 32769;
+        CHECK(!xchg_lp_sure(&call, &mpich, 10.6e-6, 1.01e-6), "sure: skewed, past 2 x 16 KiB");
+        call.max_recv_bytes = 12288;
+        mpich.large_from = 2048;
+        CHECK(!xchg_lp_sure(&call, &mpich, 10.6e-6, 1.01e-6), "sure: skewed, large_from 2 KiB");
+        mpich.large_from = 16384;
+        call.coll = XCHG_ALLTOALL;
+        call.block_bytes = 16384;
+        CHECK(xchg_lp_sure(&call, &mpich, 9.77e-6, 0.52e-6), "sure: alltoall of 16 KiB");
+        call.block_bytes = 16385;
+        CHECK(!xchg_lp_sure(&call, &mpich, 9.77e-6, 0.52e-6), "sure: alltoall past 16 KiB");
     }
     /* a sure start runs the models' choice untimed, no agreement, for 127 calls; its first round
      * then probes native, which (the models wrong after all) wins */
