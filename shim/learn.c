@@ -225,7 +225,7 @@ static size_t segment_need(const xchg_call_t *call)
 }
 
 /* Mark the candidates whose first call must make or grow the context's segment to halves of
- * more than XCHG_SHM_WARM_HALF bytes (learn_policy.h: they wait for a repeated shape). Up to
+ * more than XCHG_SHM_SETUP_HALF bytes (learn_policy.h: they wait for a repeated shape). Up to
  * that size, the world's processes have the segment that MPI_Init made (normalize.c), and
  * other processes make one in 0.1 to 0.3 ms on a 2-core VM, which a shape's first calls absorb
  * and which the memory of a new communicator costs any library; growing one to halves of 1 MiB
@@ -234,7 +234,7 @@ static size_t segment_need(const xchg_call_t *call)
 static void mark_setup(const xchg_ctx_t *ctx, const xchg_call_t *call, xchg_lp_cand_t *cand,
                        int ncand)
 {
-    int dear = xchg_shm_new_half(ctx, segment_need(call)) > XCHG_SHM_WARM_HALF;
+    int dear = xchg_shm_new_half(ctx, segment_need(call)) > XCHG_SHM_SETUP_HALF;
     for (int c = 1; c < ncand; c++)
         cand[c].setup = dear && xchg_algos[cand[c].algo].shared_memory;
 }

@@ -166,7 +166,7 @@ void xchg_channel_agreement_cost(xchg_ctx_t *ctx, double seconds);
  * call that needs more waits for a shape the program repeats. The segment that MPI_Init makes
  * for the world's processes on one node (xchg_warm_first_call) has halves of XCHG_SHM_DEFAULT
  * (XCHG_SHM_BYTES, when less), so that the world's calls do not grow it at the default. */
-#define XCHG_SHM_WARM_HALF ((size_t)256 << 10)
+#define XCHG_SHM_SETUP_HALF ((size_t)256 << 10)
 /* shm.c: a context's shared segment (xchg_ctx_t.shm_reserve; collective), and its release */
 int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes);
 /* This rank's page tables for its mapping of ctx's segment: each page of the control block, of
