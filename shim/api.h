@@ -49,10 +49,23 @@ int xchg_decide(const xchg_call_t *call, xchg_params_t *params, char *reason, si
 /* The algorithm that served this thread's last call of coll, "name:k=v,...", for the tools;
  * 0 on success, -1 when no call was served yet. */
 int xchg_last_choice(int coll, char *out, size_t outlen);
+/* Values that a communicator's first call agrees, as their maximum over the ranks, in the
+ * allreduce that attaches its new context (shim/channel.c) instead of in an agreement of its own:
+ * MPI_Alltoallv's statistics (shim/normalize.c). */
+#define XCHG_EARLY_VALS 3
+typedef struct xchg_early {
+    /* this rank's values into vals for a communicator of size ranks: 1, or 0 when it has none
+     * (then no rank's are agreed); called only when the context is made */
+    int (*fill)(void *arg, int size, uint64_t vals[XCHG_EARLY_VALS]);
+    void *arg;
+    uint64_t vals[XCHG_EARLY_VALS]; /* out: the maximum over the ranks, when agreed */
+    int agreed; /* out: 1 when the context was made in this call and every rank gave its values */
+} xchg_early_t;
+
 /* The context of a communicator (created and cached on first use; for an intercommunicator a
  * context whose passthrough is set), or NULL with *rc set when it cannot be created or comm is
- * not a valid communicator (shim/context.c). */
-xchg_ctx_t *xchg_ctx_get(MPI_Comm comm, int *rc);
+ * not a valid communicator (shim/context.c). early (may be NULL): values its making agrees. */
+xchg_ctx_t *xchg_ctx_get(MPI_Comm comm, int *rc, xchg_early_t *early);
 
 #define XCHG_MAX_ALGOS 16 /* registry entries of one collective, at most */
 

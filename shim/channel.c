@@ -383,11 +383,11 @@ static void announce(int size, int made, const uint64_t *agreed)
     fflush(stderr);
 }
 
-int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm, uint64_t carried[2])
+int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm, uint64_t *carried, int ncarried)
 {
     xchg_channel_t *mine = NULL, *got = NULL;
     MPI_Group group;
-    uint64_t prop[7], agreed[7];
+    uint64_t prop[5 + XCHG_ATTACH_CARRIED], agreed[5 + XCHG_ATTACH_CARRIED];
     int rc, slot = -1, taken = -1;
 
     rc = PMPI_Comm_group(comm, &group);
@@ -403,11 +403,10 @@ int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm, uint64_t carried[2])
     prop[1] = ~prop[0];
     prop[3] = (uint64_t)(taken + 1);
     prop[4] = ~prop[3];
-    prop[5] = carried[0];
-    prop[6] = carried[1];
-    rc = PMPI_Allreduce(prop, agreed, 7, MPI_UINT64_T, MPI_MAX, comm);
-    carried[0] = rc == MPI_SUCCESS ? agreed[5] : 0;
-    carried[1] = rc == MPI_SUCCESS ? agreed[6] : 0;
+    memcpy(prop + 5, carried, (size_t)ncarried * sizeof *carried);
+    rc = PMPI_Allreduce(prop, agreed, 5 + ncarried, MPI_UINT64_T, MPI_MAX, comm);
+    for (int i = 0; i < ncarried; i++)
+        carried[i] = rc == MPI_SUCCESS ? agreed[5 + i] : 0;
     if (rc == MPI_SUCCESS && agreed[0] != 0 && agreed[0] == ~agreed[1] &&
         agreed[3] == ~agreed[4]) {
         slot = taken; /* every rank proposed this channel and this slot */

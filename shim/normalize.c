@@ -56,15 +56,15 @@
                              every call: it reads every sender's header anyway) */
 
 /* The context for a call, or XCHG_PASS when the MPI library serves it (disabled, no valid
- * communicator, an intercommunicator). */
-static int context_for(MPI_Comm comm, xchg_ctx_t **ctx, xchg_outcome_t *out)
+ * communicator, an intercommunicator); early (may be NULL): xchg_ctx_get's. */
+static int context_for(MPI_Comm comm, xchg_ctx_t **ctx, xchg_outcome_t *out, xchg_early_t *early)
 {
     int rc;
     if (!xchg_config.loaded)
         xchg_config_load();
     if (xchg_config.disable || comm == MPI_COMM_NULL)
         return XCHG_PASS;
-    *ctx = xchg_ctx_get(comm, &rc);
+    *ctx = xchg_ctx_get(comm, &rc, early);
     if (!*ctx)
         return rc;
     if ((*ctx)->passthrough)
@@ -131,7 +131,7 @@ void xchg_warm_first_call(void)
         return;
     xchg_config.verbose = 0;
     touch_heap();
-    ctx = xchg_ctx_get(dup, &rc);
+    ctx = xchg_ctx_get(dup, &rc, NULL);
     if (ctx && !ctx->passthrough) {
         uint64_t one = 1;
         double began;
@@ -400,7 +400,7 @@ static int block_call(block_args_t *a, xchg_outcome_t *out)
     if (a->recvcount < 0 || a->recvtype == MPI_DATATYPE_NULL ||
         (!a->in_place && (a->sendcount < 0 || a->sendtype == MPI_DATATYPE_NULL)))
         return XCHG_PASS;
-    rc = context_for(a->comm, &a->ctx, out);
+    rc = context_for(a->comm, &a->ctx, out, NULL);
     if (rc != MPI_SUCCESS)
         return rc;
     memo = memo_hit(a->ctx, a->coll, a->in_place, a->sendcount, a->sendtype, a->recvcount,
@@ -742,18 +742,65 @@ int xchg_fast_native_v(MPI_Comm comm, int *watch)
     return 1;
 }
 
-/* The agreement round: this call's statistics agreed, carried for the next call, chosen on. */
-static int v_agree(xchg_ctx_t *ctx, const uint64_t local[3], xchg_call_t *call,
-                   xchg_outcome_t *out)
+/* An alltoallv's arguments, for its statistics before its context exists (v_early). */
+typedef struct v_args {
+    int in_place;
+    MPI_Datatype sendtype, recvtype;
+    xchg_counts_t sendcounts, recvcounts;
+} v_args_t;
+
+/* xchg_early_t.fill at a communicator's first alltoallv: this call's statistics as v_layout
+ * gives them, agreed as the context attaches (shim/context.c); 0 where the call will not reach
+ * v_layout (a type it cannot look up, a negative count): then it agrees them as any call does. */
+static int v_early(void *arg, int p, uint64_t stats[3])
+{
+    const v_args_t *a = arg;
+    xchg_type_t st, rt;
+
+    if (lookup_types(a->in_place, a->sendtype, a->recvtype, &st, &rt) != MPI_SUCCESS)
+        return 0;
+    memset(stats, 0, 3 * sizeof *stats);
+    for (int j = 0; j < p; j++) {
+        MPI_Count sent = count_at(a->sendcounts, j), received = count_at(a->recvcounts, j);
+        uint64_t out, in;
+        if (sent < 0 || received < 0)
+            return 0;
+        out = (uint64_t)sent * st.size;
+        in = (uint64_t)received * rt.size;
+        stats[0] += out;
+        stats[1] += in;
+        stats[2] = out > stats[2] ? out : stats[2];
+        stats[2] = in > stats[2] ? in : stats[2];
+    }
+    return 1;
+}
+
+/* The agreement round: this call's statistics agreed (or the early ones, agreed as its context
+ * attached: NULL when none), carried for the next call, chosen on. XCHG_STRICT=1 (the tests)
+ * agrees them anyway and fails a call (MPI_ERR_INTERN) whose early values differ. */
+static int v_agree(xchg_ctx_t *ctx, const uint64_t local[3], const uint64_t *early,
+                   xchg_call_t *call, xchg_outcome_t *out)
 {
     xchg_shim_state_t *state = ctx->shim;
     uint64_t agreed[3];
-    int rc;
+    int rc = MPI_SUCCESS;
 
     memcpy(agreed, local, sizeof agreed);
-    rc = xchg_agree_max(ctx, agreed, 3);
+    if (!early || xchg_config.strict)
+        rc = xchg_agree_max(ctx, agreed, 3);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (early && memcmp(agreed, early, sizeof agreed) != 0 && xchg_config.strict) {
+        fprintf(stderr,
+                "xchg: strict: alltoallv statistics agreed at the attach %llu %llu %llu where an "
+                "agreement gives %llu %llu %llu (rank %d of %d)\n",
+                (unsigned long long)early[0], (unsigned long long)early[1],
+                (unsigned long long)early[2], (unsigned long long)agreed[0],
+                (unsigned long long)agreed[1], (unsigned long long)agreed[2], ctx->rank, ctx->size);
+        return MPI_ERR_INTERN;
+    }
+    if (early)
+        memcpy(agreed, early, sizeof agreed);
     /* unchanged since the last statistics: refresh them half as often (agreed values, so
      * every rank's interval is the same) */
     if (state->carried_valid_once && memcmp(state->carried, agreed, sizeof agreed) == 0)
@@ -998,12 +1045,14 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
     xchg_call_t call;
     v_layout_t l;
     int in_place = sendbuf == MPI_IN_PLACE, rc, carrying, decided;
+    v_args_t args = {in_place, sendtype, recvtype, in_place ? recvcounts : sendcounts, recvcounts};
+    xchg_early_t early = {v_early, &args, {0}, 0};
 
     /* step 1: what goes to the MPI library; the choice when it needs no statistics of this
      * call (then native needs nothing more from xchg) */
     if (v_invalid(in_place, sendtype, recvtype, sendcounts, sdispls, recvcounts, rdispls))
         return XCHG_PASS;
-    rc = context_for(comm, &ctx, out);
+    rc = context_for(comm, &ctx, out, &early);
     if (rc != MPI_SUCCESS)
         return rc;
     rc = v_predict(ctx, &call, out, &carrying, &decided);
@@ -1027,7 +1076,7 @@ int xchg_do_alltoallv(const void *sendbuf, xchg_counts_t sendcounts, xchg_counts
         return MPI_ERR_NO_MEM;
     /* rc is still the choice: XCHG_PASS when native serves the call */
     if (!decided) {
-        rc = v_agree(ctx, l.stats, &call, out);
+        rc = v_agree(ctx, l.stats, early.agreed ? early.vals : NULL, &call, out);
         out->key = call.block_bytes;
     } else if (xchg_config.forced[XCHG_ALLTOALLV] != XCHG_AUTO) {
         v_shape(&call, ctx, l.stats); /* forced: the statistics show this rank's own values */

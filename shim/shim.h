@@ -148,9 +148,11 @@ void xchg_ctx_finalize(void);   /* free the contexts of COMM_WORLD and COMM_SELF
 /* channel.c: attach a new context to a private channel for comm's group with a tag of its own
  * (collective over comm; every rank ends on the same channel and slot, or with ctx->passthrough
  * set when none can be had); detach it when the context goes. The allreduce that attaches it
- * also takes the element-wise maximum of carried[0 .. 1] over the ranks (in: this rank's; out:
- * the maximum), for the context's kept segment (xchg_shm_offer). */
-int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm, uint64_t carried[2]);
+ * also takes the element-wise maximum of carried[0 .. ncarried - 1] over the ranks (in: this
+ * rank's; out: the maximum; 0 each where the allreduce failed), for what the context's first
+ * call would agree otherwise (shim/context.c: the kept segment, an alltoallv's statistics). */
+#define XCHG_ATTACH_CARRIED 8 /* ncarried, at most */
+int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm, uint64_t *carried, int ncarried);
 void xchg_channel_detach(xchg_ctx_t *ctx);
 int xchg_channel_count(int *made); /* channels this process holds; *made: made in all */
 /* MPI_Finalize: drop the learning kept from channels that went, and keep none from here on. */

@@ -611,7 +611,7 @@ static int run_collective(int coll, const bench_options_t *opt, FILE *out, const
 
     if (!world_topo) {
         int rc;
-        xchg_ctx_t *ctx = xchg_ctx_get(MPI_COMM_WORLD, &rc);
+        xchg_ctx_t *ctx = xchg_ctx_get(MPI_COMM_WORLD, &rc, NULL);
         world_topo = ctx && !ctx->passthrough ? &ctx->topo : NULL;
     }
     /* buffers for the largest call of the sweep */

@@ -1727,7 +1727,7 @@ int main(int argc, char **argv)
         xchg_force(coll, "auto");
     xchg_api_drop_table();
 
-    ctx = xchg_ctx_get(MPI_COMM_WORLD, &rc);
+    ctx = xchg_ctx_get(MPI_COMM_WORLD, &rc, NULL);
     if (!ctx) {
         if (world_rank == 0)
             fprintf(stderr, "xchg-tune: no xchg context for MPI_COMM_WORLD (error %d)\n", rc);
