@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "node.h"
+#include "sched/shm.h"
 
 /* The leader's rounds of one pass: pieces of `piece` bytes, chunk_at in blocks; room in
  * msgs, sends and recvs for a round's messages. */
@@ -92,10 +93,8 @@ int xchg_allgather_node(xchg_ctx_t *ctx, const void *sendblock, void *recvbuf, s
         rc = rc != MPI_SUCCESS ? rc : MPI_ERR_NO_MEM;
         goto out;
     }
-    rc = ctx->shm_reserve
-             ? ctx->shm_reserve(ctx, block_bytes <= SIZE_MAX / (size_t)p ? (size_t)p * block_bytes
-                                                                         : SIZE_MAX)
-             : MPI_ERR_OTHER;
+    rc = ctx->shm_reserve ? ctx->shm_reserve(ctx, xchg_shm_need(XCHG_ALLGATHER, p, block_bytes, 0))
+                          : MPI_ERR_OTHER;
     piece = rc == MPI_SUCCESS ? ctx->shm->half_bytes / (size_t)p : 0;
     if (piece == 0) {
         xchg_params_t one = {.nports = 1};

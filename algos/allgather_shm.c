@@ -31,10 +31,8 @@ int xchg_allgather_shm(xchg_ctx_t *ctx, const void *sendblock, void *recvbuf, si
         memcpy(own, send, block_bytes);
     if (p == 1 || block_bytes == 0)
         return MPI_SUCCESS;
-    rc = ctx->shm_reserve
-             ? ctx->shm_reserve(ctx, block_bytes <= SIZE_MAX / (size_t)p ? (size_t)p * block_bytes
-                                                                         : SIZE_MAX)
-             : MPI_ERR_OTHER;
+    rc = ctx->shm_reserve ? ctx->shm_reserve(ctx, xchg_shm_need(XCHG_ALLGATHER, p, block_bytes, 0))
+                          : MPI_ERR_OTHER;
     if (rc != MPI_SUCCESS || xchg_shm_piece(XCHG_ALLGATHER, p, ctx->shm->half_bytes) == 0)
         return xchg_allgather_ring(ctx, own, recvbuf, block_bytes, params);
     if (xchg_shm_line_fits(ctx, block_bytes)) {

@@ -45,14 +45,14 @@ int xchg_alltoall_shm(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, size_
     const char *send = sendbuf;
     char *recv = recvbuf;
     int p = ctx->size, rank = ctx->rank, rc;
-    size_t slots = (size_t)p * (size_t)p, want, piece;
+    size_t piece;
 
     (void)params; /* no keys */
     memcpy(recv + (size_t)rank * block_bytes, send + (size_t)rank * block_bytes, block_bytes);
     if (p == 1 || block_bytes == 0)
         return MPI_SUCCESS;
-    want = block_bytes <= SIZE_MAX / slots ? slots * block_bytes : SIZE_MAX;
-    rc = ctx->shm_reserve ? ctx->shm_reserve(ctx, want) : MPI_ERR_OTHER;
+    rc = ctx->shm_reserve ? ctx->shm_reserve(ctx, xchg_shm_need(XCHG_ALLTOALL, p, block_bytes, 0))
+                          : MPI_ERR_OTHER;
     if (rc != MPI_SUCCESS || xchg_shm_piece(XCHG_ALLTOALL, p, ctx->shm->half_bytes) == 0) {
         xchg_params_t one = {.nports = 1};
         return xchg_alltoall_pairwise(ctx, sendbuf, recvbuf, block_bytes, &one);

@@ -217,7 +217,8 @@ int xchg_alltoallv_shm(xchg_ctx_t *ctx, const void *sendbuf, const size_t *sendb
     incoming = xchg_scratch_push(ctx, (size_t)p * sizeof *incoming);
     if (!incoming)
         return MPI_ERR_NO_MEM;
-    rc = ctx->shm_reserve ? ctx->shm_reserve(ctx, (size_t)p * (header + 64)) : MPI_ERR_OTHER;
+    rc = ctx->shm_reserve ? ctx->shm_reserve(ctx, xchg_shm_need(XCHG_ALLTOALLV, p, 0, 0))
+                          : MPI_ERR_OTHER;
     if (rc == MPI_SUCCESS && p <= LINE_P && xchg_shm_line_fits(ctx, line_header(p))) {
         if (ctx->shm->v_line_skip > 0)
             ctx->shm->v_line_skip--;
@@ -248,8 +249,8 @@ int xchg_alltoallv_shm(xchg_ctx_t *ctx, const void *sendbuf, const size_t *sendb
             const uint64_t *offs = (const uint64_t *)(half + (size_t)i * region);
             if (header + offs[p] > region)
                 fits = 0;
-            if (header + offs[p] > most)
-                most = header + offs[p];
+            if (offs[p] > most)
+                most = offs[p];
             incoming[i] = i == rank ? 0 : offs[rank + 1] - offs[rank];
             for (int w = 0; carry && w < STAT_WORDS; w++) {
                 uint64_t v = ((const uint64_t *)((const char *)offs + stats_at(p, offs[p])))[w];
@@ -279,9 +280,9 @@ int xchg_alltoallv_shm(xchg_ctx_t *ctx, const void *sendbuf, const size_t *sendb
         }
         /* grow (up to XCHG_SHM_BYTES) and run the first pass again, or go in pieces */
         before = ctx->shm->half_bytes;
-        if (before >= ctx->topo.shm_bytes || most > SIZE_MAX / (size_t)p - 64)
+        if (before >= ctx->topo.shm_bytes || xchg_shm_need(XCHG_ALLTOALLV, p, 0, most) == SIZE_MAX)
             break;
-        rc = ctx->shm_reserve(ctx, (size_t)p * (most + 64));
+        rc = ctx->shm_reserve(ctx, xchg_shm_need(XCHG_ALLTOALLV, p, 0, most));
         if (rc == MPI_SUCCESS && ctx->shm->half_bytes == before)
             break;
     }

@@ -208,22 +208,6 @@ static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *
     return ncand;
 }
 
-/* The bytes a call puts through its node's segment in one pass, as the shm algorithms reserve
- * them (alltoall: every block of the node's ranks; allgather: every block once; alltoallv: a
- * region per sender, for its counts' header and the most bytes a rank sends, agreed). */
-static size_t segment_need(const xchg_call_t *call)
-{
-    size_t p = (size_t)call->comm_size, b = call->block_bytes, region;
-    if (call->coll == XCHG_ALLTOALL)
-        return b <= SIZE_MAX / (p * p) ? p * p * b : SIZE_MAX;
-    if (call->coll == XCHG_ALLGATHER)
-        return b <= SIZE_MAX / p ? p * b : SIZE_MAX;
-    region = xchg_shm_header_bytes(call->comm_size) + 64;
-    if (call->max_send_bytes > SIZE_MAX / p - region)
-        return SIZE_MAX;
-    return p * (region + call->max_send_bytes);
-}
-
 /* Mark the candidates whose first call must make or grow the context's segment to halves of
  * more than XCHG_SHM_SETUP_HALF bytes (learn_policy.h: they wait for a repeated shape). Up to
  * that size, the world's processes have the segment that MPI_Init made (normalize.c), and
@@ -234,7 +218,8 @@ static size_t segment_need(const xchg_call_t *call)
 static void mark_setup(const xchg_ctx_t *ctx, const xchg_call_t *call, xchg_lp_cand_t *cand,
                        int ncand)
 {
-    int dear = xchg_shm_new_half(ctx, segment_need(call)) > XCHG_SHM_SETUP_HALF;
+    int dear = xchg_shm_new_half(ctx, xchg_shm_need(call->coll, call->comm_size, call->block_bytes,
+                                                    call->max_send_bytes)) > XCHG_SHM_SETUP_HALF;
     for (int c = 1; c < ncand; c++)
         cand[c].setup = dear && xchg_algos[cand[c].algo].shared_memory;
 }

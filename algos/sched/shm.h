@@ -39,6 +39,22 @@ static inline size_t xchg_shm_region(int p, size_t half)
     return (half / (size_t)p) & ~(size_t)63;
 }
 
+/* The bytes that one pass of coll at p ranks asks of a half (the shm algorithms' shm_reserve;
+ * learning prices a candidate's set-up by it, shim/learn.c), SIZE_MAX where that overflows:
+ * alltoall every block of the p ranks, allgather every block once, alltoallv a region per
+ * sender for its header and most_sent bytes (the most that a sender writes past its header)
+ * and 64 more, as a region is rounded down to 64 (block unused). */
+static inline size_t xchg_shm_need(int coll, int p, size_t block, size_t most_sent)
+{
+    size_t n = (size_t)p, region;
+    if (coll == XCHG_ALLTOALL)
+        return block <= SIZE_MAX / (n * n) ? n * n * block : SIZE_MAX;
+    if (coll == XCHG_ALLGATHER)
+        return block <= SIZE_MAX / n ? n * block : SIZE_MAX;
+    region = xchg_shm_header_bytes(p) + 64;
+    return most_sent <= SIZE_MAX / n - region ? n * (region + most_sent) : SIZE_MAX;
+}
+
 /* 1 when a half of limit bytes can serve coll at p ranks at all (in pieces if need be) */
 static inline int xchg_shm_fits(int coll, int p, size_t limit)
 {

@@ -662,6 +662,26 @@ static void check_shm(void)
               xchg_shm_region(4, 1 << 20) == 262144 && xchg_shm_region(3, 1000) == 320,
           "shm header %zu %zu region %zu %zu", xchg_shm_header_bytes(4), xchg_shm_header_bytes(5),
           xchg_shm_region(4, 1 << 20), xchg_shm_region(3, 1000));
+    /* what a pass asks of a half (xchg_shm_need): p^2 and p blocks; for alltoallv a region
+     * that holds the header and the most a sender writes, for every p and a few amounts; an
+     * amount that overflows asks SIZE_MAX */
+    CHECK(xchg_shm_need(XCHG_ALLTOALL, 3, 100, 0) == 900 &&
+              xchg_shm_need(XCHG_ALLGATHER, 3, 100, 0) == 300 &&
+              xchg_shm_need(XCHG_ALLTOALLV, 4, 0, 1000) == 4 * (64 + 64 + 1000) &&
+              xchg_shm_need(XCHG_ALLTOALL, 4, SIZE_MAX / 8, 0) == SIZE_MAX &&
+              xchg_shm_need(XCHG_ALLGATHER, 4, SIZE_MAX / 2, 0) == SIZE_MAX &&
+              xchg_shm_need(XCHG_ALLTOALLV, 4, 0, SIZE_MAX / 4) == SIZE_MAX,
+          "shm need: %zu %zu %zu", xchg_shm_need(XCHG_ALLTOALL, 3, 100, 0),
+          xchg_shm_need(XCHG_ALLGATHER, 3, 100, 0), xchg_shm_need(XCHG_ALLTOALLV, 4, 0, 1000));
+    for (int p = 2, bad = 0; p <= 64 && !bad; p++) {
+        static const size_t most[] = {0, 1, 63, 64, 1000, 65536, 1 << 20};
+        for (size_t i = 0; i < sizeof most / sizeof most[0] && !bad; i++) {
+            size_t half = xchg_shm_need(XCHG_ALLTOALLV, p, 0, most[i]);
+            bad = xchg_shm_region(p, half) < xchg_shm_header_bytes(p) + most[i];
+            CHECK(!bad, "shm need p=%d: a region of %zu for a header of %zu and %zu bytes", p,
+                  xchg_shm_region(p, half), xchg_shm_header_bytes(p), most[i]);
+        }
+    }
     /* h1 + h2 less the block to self, copied once: the least of the largest message 40000
      * and the mean blocks 100000 / 4 and 50000 / 4 */
     t = shm_price(XCHG_ALLTOALLV, 4, 0, 1 << 20, 100000, 50000, 40000, &m, &ok);
