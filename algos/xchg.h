@@ -51,7 +51,7 @@ typedef struct xchg_shm {
     int capped;       /* growing failed once (agreed): the halves stay as they are */
     unsigned v_line_skip; /* alltoallv: its calls left before it tries a one-line pass again
                              (alltoallv_shm.c; equal on the node's ranks: set from what all read) */
-    uint64_t id;      /* the same on every rank that maps it (from its name), never 0 */
+    uint64_t id;          /* agreed as it was made: the same on every rank (every node), never 0 */
 } xchg_shm_t;
 
 /* Per-communicator context, created on the first intercepted collective and cached on the

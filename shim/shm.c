@@ -8,7 +8,8 @@
  *      (posix_fallocate: a full /dev/shm fails here, not with SIGBUS on a later write), maps it
  *      and closes the descriptor; a node of one rank maps private anonymous memory instead;
  *   2. it sends the name to the node's other ranks (xchg_exchange), which open, map and close;
- *   3. every rank of the communicator agrees whether all succeeded (xchg_agree_max);
+ *   3. every rank of the communicator agrees whether all succeeded, and on the segment's id
+ *      (xchg_agree_max);
  *   4. the creator unlinks the name at once: nothing is left in /dev/shm, even if the job is
  *      killed later, and no descriptor stays open. The memory goes when the last rank unmaps it.
  * So a segment costs the program no MPI window and no context id, and a communicator that spans
@@ -23,21 +24,25 @@
  * same size on every node. Growing needs no barrier: a rank unmaps the old segment when it has
  * the new one, and another rank still reading the old one keeps its own mapping.
  *
- * Kept for the next communicator. A freed communicator's segment on one node is kept (the pool:
- * one for each set of processes, SHM_POOL in all, the oldest unmapped first, so what a process
- * keeps stops growing once its sets have been seen) for the next communicator of the same
- * processes (xchg_ctx_t.members), which would otherwise make its own: a program or a library
- * that makes a duplicate per task and a few calls on each paid 70 to 95 us a communicator for
- * its segment (MPICH, 2 ranks on the 2-core VM), where its calls of 256 B took 1 us. A new
- * communicator takes the pool's segment of its processes, if any, when it is made (removed from
- * the pool: no two contexts of one rank ever hold it; xchg_shm_offer), and its ranks agree that
- * each took the same one (its id, from its name, equal on every rank that maps it) in the
- * allreduce that attaches it to its channel (shim/context.c), not in a message round of their
- * own at its first shm call; else each rank's goes. One made while the pool kept none for its
- * processes tries again at its first reservation, with an agreement of its own (shm_adopt), and
- * where none is kept then either, a new one is made as above. Its state carries over: its ranks
- * made the same passes through it, so passes and syncs are equal on all of them, and a rank that
- * still reads the old communicator's last pass reads the other half, as between two calls of one
+ * Kept for the next communicator. A freed communicator's segment is kept (the pool: one for each
+ * set of processes, SHM_POOL in all, the oldest unmapped first, so what a process keeps stops
+ * growing once its sets have been seen) for the next communicator of the same processes
+ * (xchg_ctx_t.members), which would otherwise make its own: a program or a library that makes a
+ * duplicate per task and a few calls on each paid 70 to 95 us a communicator for its segment
+ * (MPICH, 2 ranks on the 2-core VM), where its calls of 256 B took 1 us. A new communicator takes
+ * the pool's segment of its processes, if any, when it is made (removed from the pool: no two
+ * contexts of one rank ever hold it; xchg_shm_offer), and its ranks agree that each took the same
+ * one (its id, below) in the allreduce that attaches it to its channel (shim/context.c), not in a
+ * message round of their own at its first shm call; else each rank's goes. A segment's id is
+ * agreed by every rank of the communicator as it is made, so the segments of all its nodes have
+ * the same one, and a communicator that spans nodes takes each node's kept segment alike: before,
+ * a new communicator's first call of 1 to 256 B took 1.1 to 3.1 ms on the emulated cluster
+ * (3,2,2,1 ranks at 100 Mbit/s, Open MPI; natively 0.3 to 0.6), 0.5 to 0.8 with it
+ * (docs/results.md, stop 66). On one node, one made while the pool kept none for its processes
+ * tries again at its first reservation, with an agreement of its own (shm_adopt), and where none
+ * is kept then either, a new one is made as above. Its state carries over: its ranks made the
+ * same passes through it, so passes and syncs are equal on all of them, and a rank that still
+ * reads the old communicator's last pass reads the other half, as between two calls of one
  * communicator.
  *
  * Bounds. A process holds at most SHM_MAX_SEGMENTS segments and SHM_MAX_TOTAL bytes of them.
@@ -118,11 +123,11 @@ static void shm_unmap(xchg_shm_t *shm)
     free(shm);
 }
 
-/* Only a segment of one node whose processes are known is kept (nnodes and size are equal on
- * every rank, members too: from the same group). */
+/* Only a segment whose processes are known is kept (size is equal on every rank, members too:
+ * from the same group); on every node of the communicator alike. */
 static int poolable(const xchg_ctx_t *ctx)
 {
-    return ctx->members != 0 && ctx->nnodes == 1 && ctx->size > 1;
+    return ctx->members != 0 && ctx->size > 1;
 }
 
 /* Read each page of base[from, from + len) once. */
@@ -249,8 +254,8 @@ void xchg_shm_take_offer(xchg_ctx_t *ctx, xchg_shm_t *offer, const uint64_t agre
     }
 }
 
-/* A fresh name: "/xchg-PID-" and 64 random bits (the clock's if getrandom fails). */
-static void shm_name(char name[SHM_NAME_BYTES])
+/* 64 random bits (the clock's if getrandom fails). */
+static unsigned long long random_bits(void)
 {
     unsigned long long bits;
     if (getrandom(&bits, sizeof bits, GRND_NONBLOCK) != (ssize_t)sizeof bits) {
@@ -258,7 +263,13 @@ static void shm_name(char name[SHM_NAME_BYTES])
         clock_gettime(CLOCK_MONOTONIC, &now);
         bits = ((unsigned long long)now.tv_sec * 1000000007ull) ^ (unsigned long long)now.tv_nsec;
     }
-    snprintf(name, SHM_NAME_BYTES, "/xchg-%ld-%016llx", (long)getpid(), bits);
+    return bits;
+}
+
+/* A fresh name: "/xchg-PID-" and 64 random bits. */
+static void shm_name(char name[SHM_NAME_BYTES])
+{
+    snprintf(name, SHM_NAME_BYTES, "/xchg-%ld-%016llx", (long)getpid(), random_bits());
 }
 
 /* The creator's object of bytes, mapped (its name in name), or NULL (name ""). */
@@ -366,13 +377,6 @@ static char *shm_map(xchg_ctx_t *ctx, size_t bytes, int room, char created[SHM_N
     return base;
 }
 
-/* A segment's id from its name, never 0; 0 for none (a private mapping). */
-static uint64_t name_id(const char *name)
-{
-    uint64_t hash = xchg_fnv(XCHG_FNV_START, name, strlen(name));
-    return !name[0] ? 0 : hash ? hash : 1;
-}
-
 static void shm_say_none(const xchg_ctx_t *ctx, size_t bytes)
 {
     if (!xchg_config.verbose || ctx->rank != 0)
@@ -411,12 +415,14 @@ int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes)
     size_t half, total;
     char created[SHM_NAME_BYTES], name[SHM_NAME_BYTES], *base;
     xchg_shm_t *shm;
-    uint64_t failed;
+    uint64_t failed, agreed[2];
     int room, rc;
 
     if (ctx->shm_failed || shm_limit(ctx) == 0)
         return MPI_ERR_OTHER;
-    if (!ctx->shm && poolable(ctx) && xchg_shm_new_half(ctx, bytes) > 0) {
+    /* on one node, where an agreement costs about a call of 1 B (across nodes it costs several
+     * start-ups between nodes, and only the attach's offer is tried) */
+    if (!ctx->shm && poolable(ctx) && ctx->nnodes == 1 && xchg_shm_new_half(ctx, bytes) > 0) {
         rc = shm_adopt(ctx);
         if (rc != MPI_SUCCESS)
             return rc;
@@ -426,22 +432,24 @@ int xchg_shm_reserve(xchg_ctx_t *ctx, size_t bytes)
         return MPI_SUCCESS;
     total = XCHG_SHM_CONTROL + 2 * half;
 
-    /* map the node's new segment, agree that every rank has one, unlink its name */
+    /* map the node's new segment, agree that every rank has one and on its id (the largest of
+     * the ranks' random ones: the same for every node's segment), unlink its name */
     shm = calloc(1, sizeof *shm);
     room = shm && shm_charge(total);
     base = shm_map(ctx, total, room, created, name, &rc);
-    failed = !base || rc != MPI_SUCCESS;
+    agreed[0] = !base || rc != MPI_SUCCESS;
+    agreed[1] = random_bits() | 1;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (xchg_agree_max(ctx, &failed, 1) != MPI_SUCCESS)
-        failed = 1;
+    if (xchg_agree_max(ctx, agreed, 2) != MPI_SUCCESS)
+        agreed[0] = 1;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    failed = agreed[0];
     if (created[0])
         shm_unlink(created);
     if (!failed) {
         if (ctx->shm) /* grown: the smaller one goes */
             shm_unmap(ctx->shm);
-        *shm = (xchg_shm_t){.base = base, .half_bytes = half, .map_bytes = total,
-                            .id = name_id(name)};
+        *shm = (xchg_shm_t){.base = base, .half_bytes = half, .map_bytes = total, .id = agreed[1]};
         ctx->shm = shm;
         __atomic_add_fetch(&made_count, 1, __ATOMIC_RELAXED);
         return MPI_SUCCESS;

@@ -33,6 +33,9 @@
 #  - segments: comm_hold keeps 100 communicators (more than the 64 segments a process may
 #    hold) forced to node under XCHG_NODES=2,2 and to shm on one node, and pauses: while they
 #    are all alive (segments mapped) and afterwards, no xchg name may be in /dev/shm;
+#    comm_churn forced to node under XCHG_NODES=2,2 and 2,1: a freed communicator's segment on
+#    each node serves the next communicator of the same processes (shim/shm.c, the pool), so
+#    rank 0 must have taken most of its communicators' segments from the pool;
 #  - progress: progress_check forced to node under XCHG_NODES=2,2 with transports whose large
 #    messages need the sender's progress (as scripts/cases/shm.sh);
 #  - the emulated cluster (when it can run here, as scripts/cases/cluster.sh): coll_check and
@@ -201,6 +204,27 @@ fi
 node_shm_names() {
     find /dev/shm -maxdepth 1 -name 'xchg-*' 2>/dev/null | tr '\n' ' '
 }
+
+if [ -x "$TESTS/comm_churn" ]; then
+    for layout in 2,2 2,1; do
+        p=$((${layout%,*} + ${layout#*,}))
+        name="node comm_churn p=$p XCHG_NODES=$layout (a freed communicator's segments serve the next)"
+        begin_case "$name" || continue
+        preloaded "$log" "$p" XCHG_WAIT=yield XCHG_STATS=1 XCHG_STRICT=1 XCHG_NODES=$layout \
+            $(node_forced 1) -- "$TESTS/comm_churn"
+        check_launch $? "$log" comm_churn $(node_expect 1)
+        counts=$(sed -n 's/^xchg: at MPI_Finalize .* made \([0-9]*\) shared segments and took \([0-9]*\) kept.*/\1 \2/p' "$log")
+        read -r made adopted <<<"${counts:-x x}"
+        if [ "$outcome" = pass ] && ! { [ "$adopted" -ge 100 ] && [ "$made" -lt "$adopted" ]; } \
+            2>/dev/null; then
+            outcome=fail
+            why="expected most communicators to take a kept segment: '${counts:-no line}' (made, taken)"
+        fi
+        report_launch "$name" "$start" "$log"
+    done
+else
+    fail "node comm_churn" "$TESTS/comm_churn is not built"
+fi
 
 if [ -x "$TESTS/comm_hold" ]; then
     for run in "2,2:node" ":shm"; do
