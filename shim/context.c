@@ -364,9 +364,9 @@ out:
 /* The node layout, private duplicate, size, rank and waiting policy of a new context. The
  * allreduce that attaches it to its channel agrees what would cost the first call agreements of
  * its own (carried[]): the segment that the pool keeps for its processes (shim/shm.c, the pool;
- * else at its first shm call) and the caller's early values (an alltoallv's statistics; else
- * one agreement in the call, 2.7 to 8.7 us at 2 ranks of MPICH on the 2-core VM, where the
- * attaching allreduce took 1.8 to 5.7: docs/results.md, stop 65). */
+ * else at its first shm call) and the caller's early values (an alltoallv's statistics, else
+ * agreed in a round of their own: about a call of 1 B on one node, start-ups between nodes
+ * across them). */
 static int ctx_open(xchg_ctx_t *ctx, MPI_Comm comm, xchg_early_t *early)
 {
     int rc, over = 0, shared = 0, node_shared = 0, given;
