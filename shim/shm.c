@@ -36,14 +36,14 @@
  * message round of their own at its first shm call; else each rank's goes. A segment's id is
  * agreed by every rank of the communicator as it is made, so the segments of all its nodes have
  * the same one, and a communicator that spans nodes takes each node's kept segment alike: before,
- * a new communicator's first call of 1 to 256 B took 1.1 to 3.1 ms on the emulated cluster
- * (3,2,2,1 ranks at 100 Mbit/s, Open MPI; natively 0.3 to 0.6), 0.5 to 0.8 with it
- * (docs/results.md, stop 66). On one node, one made while the pool kept none for its processes
- * tries again at its first reservation, with an agreement of its own (shm_adopt), and where none
- * is kept then either, a new one is made as above. Its state carries over: its ranks made the
- * same passes through it, so passes and syncs are equal on all of them, and a rank that still
- * reads the old communicator's last pass reads the other half, as between two calls of one
- * communicator.
+ * a new communicator's first call of 1 to 256 B (each collective's first in the process aside)
+ * took 1.1 to 3.1 ms on the emulated cluster (3,2,2,1 ranks at 100 Mbit/s, Open MPI; natively
+ * 0.28 to 0.65), 0.54 to 0.80 with it (docs/results.md, stop 66). On one node, one made while the
+ * pool kept none for its processes tries again at its first reservation, with an agreement of its
+ * own (shm_adopt), and where none is kept then either, a new one is made as above. Its state
+ * carries over: its ranks made the same passes through it, so passes and syncs are equal on all
+ * of them, and a rank that still reads the old communicator's last pass reads the other half, as
+ * between two calls of one communicator.
  *
  * Bounds. A process holds at most SHM_MAX_SEGMENTS segments and SHM_MAX_TOTAL bytes of them.
  * When a rank cannot have one (a bound, /dev/shm full, no memory), the agreement says so on
