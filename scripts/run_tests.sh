@@ -16,7 +16,8 @@
 #                    `make PIECE=$XCHG_TEST_PIECE lib` (default 4096; $BUILD/piece-4096/libxchg.so);
 #   NAME.sh          more cases by topic (bench, cache, cluster, hier, learn, shm, torus, ...).
 # A case file is sourced, not run: it uses the helpers below (begin_case, preloaded, native,
-# run_logged, check_launch, report_launch, verdict, pass, fail, skip, the stats_* readers) and
+# run_logged, check_launch, report_launch, verdict, pass, fail, skip, the stats_* readers,
+# kept_segments_check) and
 # the variables $TESTS, $LOGS, $LIB, $build_dir, $PIECE; each file's header says what it runs.
 # Every run that forces an algorithm sets XCHG_STRICT=1, under which a forced algorithm that
 # cannot serve a call makes the call fail after a line "xchg: strict: ..."; a log with such a
@@ -319,6 +320,20 @@ as_run() { # SPEC P
 # ranks' output interleaves.
 strict_line() { # LOG
     grep -a -m 1 'xchg: strict:' "$1"
+}
+
+# A passing case whose LOG shows that most communicators did not take a kept segment (rank 0's
+# XCHG_STATS line at MPI_Finalize: segments made, and taken from the pool, shim/shm.c) fails:
+# at least 100 taken and fewer made than taken (sets outcome and why).
+kept_segments_check() { # LOG
+    local counts made adopted
+    counts=$(sed -n 's/^xchg: at MPI_Finalize .* made \([0-9]*\) shared segments and took \([0-9]*\) kept.*/\1 \2/p' "$1")
+    read -r made adopted <<<"${counts:-x x}"
+    if [ "$outcome" = pass ] && ! { [ "$adopted" -ge 100 ] && [ "$made" -lt "$adopted" ]; } \
+        2>/dev/null; then
+        outcome=fail
+        why="expected most communicators to take a kept segment: '${counts:-no line}' (made, taken)"
+    fi
 }
 
 # Check a launch of PROG: no strict refusal, exit status, summary line, no configuration
