@@ -17,8 +17,8 @@
 #   NAME.sh          more cases by topic (bench, cache, cluster, hier, learn, shm, torus, ...).
 # A case file is sourced, not run: it uses the helpers below (begin_case, preloaded, native,
 # run_logged, check_launch, report_launch, verdict, pass, fail, skip, the stats_* readers,
-# kept_segments_check) and
-# the variables $TESTS, $LOGS, $LIB, $build_dir, $PIECE; each file's header says what it runs.
+# kept_segments_check) and the variables $TESTS, $LOGS, $LIB, $build_dir, $PIECE; each file's
+# header says what it runs.
 # Every run that forces an algorithm sets XCHG_STRICT=1, under which a forced algorithm that
 # cannot serve a call makes the call fail after a line "xchg: strict: ..."; a log with such a
 # line fails its case, naming the line.
