@@ -32,13 +32,13 @@
  * in its own messages for the calls after it (xchg_carry_t; carrying costs 24 bytes and a copy per
  * message, and keeps every message, empty ones included, in the exchange, so the calls between run
  * plain and skip their empty messages as MPICH's alltoallv does). So a choice follows changing
- * counts within CARRY_EVERY calls. Only the first call (a communicator's very first call agrees
- * them in the allreduce that attaches its context instead: v_early), a choice that needs the
- * exact values (twophase), or statistics older than CARRY_MAX_AGE calls (native carries
- * nothing) pay the agreement round (xchg_agree_max: ceil(log2 p) rounds of 24 bytes, or one pass through the
- * segment on one node); an agreement that finds the
- * statistics unchanged doubles that age, up to CARRY_AGE_LIMIT, so a program whose counts stay put
- * pays it ever more rarely. The choice the carried statistics gave is memorised (vmemo) until
+ * counts within CARRY_EVERY calls. Only the first call, a choice that needs the exact values
+ * (twophase), or statistics older than CARRY_MAX_AGE calls (native carries nothing) pay the
+ * agreement round (xchg_agree_max: ceil(log2 p) rounds of 24 bytes, or one pass through the
+ * segment on one node); where the first call is the communicator's first of any collective,
+ * the allreduce that attaches its context agrees them instead (v_early). An agreement that finds
+ * the statistics unchanged doubles that age, up to CARRY_AGE_LIMIT, so a program whose counts
+ * stay put pays it ever more rarely. The choice the carried statistics gave is memorised (vmemo) until
  * they change (a carry that brings the same values changes nothing), the configuration changes
  * or learning's epoch moves: the calls between skip selection, as the equal-block collectives'
  * memorised calls do.
