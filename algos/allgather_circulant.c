@@ -112,7 +112,7 @@ int xchg_allgather_circulant(xchg_ctx_t *ctx, const void *sendblock, void *recvb
 
     /* the own block at its place (nothing to do for MPI_IN_PLACE) */
     if ((const char *)sendblock != recv + (size_t)me * b)
-        memcpy(recv + (size_t)me * b, sendblock, b);
+        xchg_copy(recv + (size_t)me * b, sendblock, b);
     if (p == 1 || b == 0)
         goto out;
 
@@ -165,8 +165,8 @@ int xchg_allgather_circulant(xchg_ctx_t *ctx, const void *sendblock, void *recvb
             } else if (m->start + m->bytes > total) {
                 size_t head = total - m->start;
                 from = packed + packed_at;
-                memcpy(from, recv + m->start, head);
-                memcpy(from + head, recv, m->bytes - head);
+                xchg_copy(from, recv + m->start, head);
+                xchg_copy(from + head, recv, m->bytes - head);
                 packed_at += m->bytes;
             }
             sends[i] = (xchg_msg_t){m->dst, from, m->bytes};
@@ -193,8 +193,8 @@ int xchg_allgather_circulant(xchg_ctx_t *ctx, const void *sendblock, void *recvb
             if (start + msgs[i].bytes > total) {
                 const char *from = recvs[i].buf;
                 size_t head = total - start;
-                memcpy(recv + start, from, head);
-                memcpy(recv, from + head, msgs[i].bytes - head);
+                xchg_copy(recv + start, from, head);
+                xchg_copy(recv, from + head, msgs[i].bytes - head);
             }
         }
     }

@@ -62,8 +62,8 @@ static void broadcast_out(const xchg_ctx_t *ctx, const xchg_node_layout_t *lay,
     for (int r = 0; r < ctx->size; r++) {
         int rel = (lay->node_of[r] - ctx->node + ctx->nnodes) % ctx->nnodes;
         if (r != ctx->rank)
-            memcpy(recv + (size_t)r * block_bytes + at,
-                   half + (chunk_at[rel] + (size_t)lay->local[r]) * piece, n);
+            xchg_copy(recv + (size_t)r * block_bytes + at,
+                      half + (chunk_at[rel] + (size_t)lay->local[r]) * piece, n);
     }
 }
 
@@ -81,7 +81,7 @@ int xchg_allgather_node(xchg_ctx_t *ctx, const void *sendblock, void *recvbuf, s
     xchg_mark_t mark = xchg_scratch_mark(ctx);
 
     if (sendblock != own)
-        memcpy(own, sendblock, block_bytes);
+        xchg_copy(own, sendblock, block_bytes);
     if (p == 1 || block_bytes == 0)
         return MPI_SUCCESS;
     rc = xchg_node_layout_push(ctx, &lay);
@@ -109,7 +109,7 @@ int xchg_allgather_node(xchg_ctx_t *ctx, const void *sendblock, void *recvbuf, s
     for (size_t at = 0; at < block_bytes; at += piece) {
         size_t n = block_bytes - at < piece ? block_bytes - at : piece;
         char *half = xchg_shm_half(ctx);
-        memcpy(half + (chunk_at[0] + (size_t)ctx->local_rank) * n, own + at, n);
+        xchg_copy(half + (chunk_at[0] + (size_t)ctx->local_rank) * n, own + at, n);
         xchg_shm_sync(ctx);
         if (ctx->local_rank == 0 && rc == MPI_SUCCESS)
             rc = leader_rounds(ctx, &lay, chunk_at, half, n, ports, msgs, sends, sends + ports);

@@ -20,7 +20,7 @@ int xchg_allgather_ring(xchg_ctx_t *ctx, const void *sendblock, void *recvbuf, s
 
     (void)params;
     if (sendblock != recv + (size_t)rank * block_bytes)
-        memcpy(recv + (size_t)rank * block_bytes, sendblock, block_bytes);
+        xchg_copy(recv + (size_t)rank * block_bytes, sendblock, block_bytes);
     for (int s = 0; s < p - 1; s++) {
         int out_block = (rank - s + p) % p, in_block = (rank - s - 1 + 2 * p) % p;
         /* the first block out is this rank's own: from sendblock, which the copy above read

@@ -28,7 +28,7 @@ int xchg_allgather_shm(xchg_ctx_t *ctx, const void *sendblock, void *recvbuf, si
 
     own = recv + (size_t)rank * block_bytes;
     if (send != own)
-        memcpy(own, send, block_bytes);
+        xchg_copy(own, send, block_bytes);
     if (p == 1 || block_bytes == 0)
         return MPI_SUCCESS;
     rc = ctx->shm_reserve ? ctx->shm_reserve(ctx, xchg_shm_need(XCHG_ALLGATHER, p, block_bytes, 0))
@@ -36,11 +36,11 @@ int xchg_allgather_shm(xchg_ctx_t *ctx, const void *sendblock, void *recvbuf, si
     if (rc != MPI_SUCCESS || xchg_shm_piece(XCHG_ALLGATHER, p, ctx->shm->half_bytes) == 0)
         return xchg_allgather_ring(ctx, own, recvbuf, block_bytes, params);
     if (xchg_shm_line_fits(ctx, block_bytes)) {
-        memcpy(xchg_shm_line(ctx, rank), own, block_bytes);
+        xchg_copy(xchg_shm_line(ctx, rank), own, block_bytes);
         xchg_shm_line_arrive(ctx);
         for (int i = 0; i < p; i++)
             if (i != rank)
-                memcpy(recv + (size_t)i * block_bytes, xchg_shm_line(ctx, i), block_bytes);
+                xchg_copy(recv + (size_t)i * block_bytes, xchg_shm_line(ctx, i), block_bytes);
         xchg_shm_next(ctx);
         return MPI_SUCCESS;
     }
@@ -48,11 +48,11 @@ int xchg_allgather_shm(xchg_ctx_t *ctx, const void *sendblock, void *recvbuf, si
     for (size_t at = 0; at < block_bytes; at += piece) {
         size_t n = block_bytes - at < piece ? block_bytes - at : piece;
         char *half = xchg_shm_half(ctx);
-        memcpy(half + (size_t)rank * n, own + at, n);
+        xchg_copy(half + (size_t)rank * n, own + at, n);
         xchg_shm_arrive(ctx);
         for (int i = 0; i < p; i++)
             if (i != rank)
-                memcpy(recv + (size_t)i * block_bytes + at, half + (size_t)i * n, n);
+                xchg_copy(recv + (size_t)i * block_bytes + at, half + (size_t)i * n, n);
     }
     return MPI_SUCCESS;
 }

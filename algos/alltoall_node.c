@@ -44,8 +44,8 @@ int xchg_alltoall_node(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, size
     xchg_node_call_t c;
     xchg_mark_t mark = xchg_scratch_mark(ctx);
 
-    memcpy((char *)recvbuf + (size_t)rank * block_bytes,
-           (const char *)sendbuf + (size_t)rank * block_bytes, block_bytes);
+    xchg_copy((char *)recvbuf + (size_t)rank * block_bytes,
+              (const char *)sendbuf + (size_t)rank * block_bytes, block_bytes);
     if (p == 1 || block_bytes == 0)
         return MPI_SUCCESS;
     memset(&c, 0, sizeof c);

@@ -34,7 +34,7 @@ int xchg_alltoall_pairwise(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf,
         goto out;
     }
     recvs = sends + nports;
-    memcpy(recv + (size_t)rank * block_bytes, send + (size_t)rank * block_bytes, block_bytes);
+    xchg_copy(recv + (size_t)rank * block_bytes, send + (size_t)rank * block_bytes, block_bytes);
     /* rounds of up to nports consecutive steps */
     for (int first = 1; first < p; first += nports) {
         int n = 0;

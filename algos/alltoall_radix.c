@@ -75,7 +75,7 @@ int xchg_alltoall_radix(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, siz
     xchg_mark_t mark = xchg_scratch_mark(ctx);
 
     /* id 0, the block to self: a local copy straight to its final place */
-    memcpy(recv + (size_t)me * b, send + (size_t)me * b, b);
+    xchg_copy(recv + (size_t)me * b, send + (size_t)me * b, b);
     if (p == 1 || b == 0)
         goto out;
 
@@ -122,7 +122,7 @@ int xchg_alltoall_radix(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, siz
                     const char *from_place = j % weight == 0
                                                  ? send + (size_t)((me + j) % p) * b
                                                  : recv + (size_t)((me - j + p) % p) * b;
-                    memcpy(packed + (packed_at + (size_t)n) * b, from_place, b);
+                    xchg_copy(packed + (packed_at + (size_t)n) * b, from_place, b);
                 }
                 sends[s] = (xchg_msg_t){to, packed + packed_at * b, (size_t)count * b};
                 packed_at += (size_t)count;
@@ -150,8 +150,8 @@ int xchg_alltoall_radix(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, siz
                 continue;
             for (int n = 0; n < steps[s].count; n++) {
                 int j = xchg_radix_step_block(&sched, x, steps[s].step, n);
-                memcpy(recv + (size_t)((me - j + p) % p) * b,
-                       incoming + (steps[s].incoming + (size_t)n) * b, b);
+                xchg_copy(recv + (size_t)((me - j + p) % p) * b,
+                          incoming + (steps[s].incoming + (size_t)n) * b, b);
             }
         }
     }

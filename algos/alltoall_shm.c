@@ -30,12 +30,12 @@ static void line_pass(xchg_ctx_t *ctx, const char *send, char *recv, size_t b)
     char *mine = xchg_shm_line(ctx, rank);
     for (int j = 0, at = 0; j < p; j++)
         if (j != rank)
-            memcpy(mine + (size_t)at++ * b, send + (size_t)j * b, b);
+            xchg_copy(mine + (size_t)at++ * b, send + (size_t)j * b, b);
     xchg_shm_line_arrive(ctx);
     for (int i = 0; i < p; i++)
         if (i != rank)
-            memcpy(recv + (size_t)i * b,
-                   xchg_shm_line(ctx, i) + (size_t)(rank < i ? rank : rank - 1) * b, b);
+            xchg_copy(recv + (size_t)i * b,
+                      xchg_shm_line(ctx, i) + (size_t)(rank < i ? rank : rank - 1) * b, b);
     xchg_shm_next(ctx);
 }
 
@@ -48,7 +48,7 @@ int xchg_alltoall_shm(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, size_
     size_t piece;
 
     (void)params; /* no keys */
-    memcpy(recv + (size_t)rank * block_bytes, send + (size_t)rank * block_bytes, block_bytes);
+    xchg_copy(recv + (size_t)rank * block_bytes, send + (size_t)rank * block_bytes, block_bytes);
     if (p == 1 || block_bytes == 0)
         return MPI_SUCCESS;
     rc = ctx->shm_reserve ? ctx->shm_reserve(ctx, xchg_shm_need(XCHG_ALLTOALL, p, block_bytes, 0))
@@ -69,11 +69,12 @@ int xchg_alltoall_shm(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, size_
         char *mine = half + (size_t)rank * (size_t)p * n;
         for (int j = 0; j < p; j++)
             if (j != rank)
-                memcpy(mine + (size_t)j * n, send + (size_t)j * block_bytes + at, n);
+                xchg_copy(mine + (size_t)j * n, send + (size_t)j * block_bytes + at, n);
         xchg_shm_arrive(ctx);
         for (int i = 0; i < p; i++)
             if (i != rank)
-                memcpy(recv + (size_t)i * block_bytes + at, half + ((size_t)i * p + rank) * n, n);
+                xchg_copy(recv + (size_t)i * block_bytes + at, half + ((size_t)i * p + rank) * n,
+                          n);
     }
     return MPI_SUCCESS;
 }

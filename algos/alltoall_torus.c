@@ -131,8 +131,8 @@ static void run_copies(const xchg_torus_plan_t *plan, int first, int end, const 
 {
     for (int c = first; c < end; c++) {
         const xchg_torus_copy_t *cp = &plan->copies[c];
-        memcpy(place(at, &cp->to, cp->part), place(at, &cp->from, cp->part),
-               (size_t)cp->nblocks * xchg_torus_part_bytes(at->t, at->block_bytes, cp->part));
+        xchg_copy(place(at, &cp->to, cp->part), place(at, &cp->from, cp->part),
+                  (size_t)cp->nblocks * xchg_torus_part_bytes(at->t, at->block_bytes, cp->part));
     }
 }
 
@@ -180,7 +180,7 @@ int xchg_alltoall_torus(xchg_ctx_t *ctx, const void *sendbuf, void *recvbuf, siz
     xchg_msg_t *msgs;
 
     /* the block to self: a local copy straight to its place */
-    memcpy((char *)recvbuf + (size_t)me * b, (const char *)sendbuf + (size_t)me * b, b);
+    xchg_copy((char *)recvbuf + (size_t)me * b, (const char *)sendbuf + (size_t)me * b, b);
     if (p == 1 || b == 0)
         goto out;
     if (params->dims_r < 1 || params->dims_c < 1 ||

@@ -88,8 +88,8 @@ int xchg_alltoallv_node(xchg_ctx_t *ctx, const void *sendbuf, const size_t *send
     xchg_node_call_t c;
     xchg_mark_t mark = xchg_scratch_mark(ctx);
 
-    memcpy((char *)recvbuf + recvoffs[rank], (const char *)sendbuf + sendoffs[rank],
-           recvbytes[rank]);
+    xchg_copy((char *)recvbuf + recvoffs[rank], (const char *)sendbuf + sendoffs[rank],
+              recvbytes[rank]);
     if (p == 1) {
         if (carry) {
             memcpy(carry->agreed, carry->mine, sizeof carry->agreed);

@@ -298,15 +298,15 @@ int xchg_alltoallv_shm(xchg_ctx_t *ctx, const void *sendbuf, const size_t *sendb
         mine = half + (size_t)rank * region + header;
         for (int j = 0; j < p; j++)
             if (j != rank && at < sendbytes[j])
-                memcpy(mine + (size_t)j * slot, send + sendoffs[j] + at,
-                       sendbytes[j] - at < slot ? sendbytes[j] - at : slot);
+                xchg_copy(mine + (size_t)j * slot, send + sendoffs[j] + at,
+                          sendbytes[j] - at < slot ? sendbytes[j] - at : slot);
         xchg_shm_arrive(ctx);
         for (int i = 0; i < p; i++) {
             size_t n = incoming[i] < recvbytes[i] ? incoming[i] : recvbytes[i];
             if (i != rank && at < n)
-                memcpy(recv + recvoffs[i] + at,
-                       half + (size_t)i * region + header + (size_t)rank * slot,
-                       n - at < slot ? n - at : slot);
+                xchg_copy(recv + recvoffs[i] + at,
+                          half + (size_t)i * region + header + (size_t)rank * slot,
+                          n - at < slot ? n - at : slot);
         }
     }
 out:

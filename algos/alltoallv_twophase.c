@@ -126,7 +126,7 @@ int xchg_alltoallv_twophase(xchg_ctx_t *ctx, const void *sendbuf, const size_t *
 
     /* the message to self: a local copy (the shim makes both sides' counts equal) */
     if (sendbytes[rank] > 0)
-        memcpy(recv + recvoffs[rank], send + sendoffs[rank], sendbytes[rank]);
+        xchg_copy(recv + recvoffs[rank], send + sendoffs[rank], sendbytes[rank]);
     /* nothing crosses ranks: the same answer on every rank, from agreed values */
     if (p == 1 || call->max_send_bytes == 0 || call->max_recv_bytes == 0)
         return MPI_SUCCESS;

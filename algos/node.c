@@ -80,8 +80,8 @@ static void write_pass(const xchg_node_call_t *c, char *half, size_t t)
         if (j == c->lay.members[c->lay.first[x] + c->me] ||
             !in_pass(c, at, c->sendbytes[j], t, &lo, &hi))
             continue;
-        memcpy(half + xchg_node_window_at(&c->win, w) + (lo - t * c->win.window),
-               c->send + c->sendoffs[j] + (lo - at), hi - lo);
+        xchg_copy(half + xchg_node_window_at(&c->win, w) + (lo - t * c->win.window),
+                  c->send + c->sendoffs[j] + (lo - at), hi - lo);
     }
 }
 
@@ -96,12 +96,13 @@ static void read_pass(const xchg_node_call_t *c, const char *half, size_t t, int
         if ((y == x) != local || j == c->lay.members[c->lay.first[x] + c->me] ||
             !in_pass(c, at, c->recvbytes[j], t, &lo, &hi))
             continue;
-        memcpy(c->recv + c->recvoffs[j] + (lo - at),
-               half +
-                   xchg_node_window_at(&c->win, local ? xchg_node_local_window()
-                                                      : xchg_node_in_window(c->lay.nnodes, x, y)) +
-                   (lo - t * c->win.window),
-               hi - lo);
+        xchg_copy(c->recv + c->recvoffs[j] + (lo - at),
+                  half +
+                      xchg_node_window_at(&c->win, local
+                                                       ? xchg_node_local_window()
+                                                       : xchg_node_in_window(c->lay.nnodes, x, y)) +
+                      (lo - t * c->win.window),
+                  hi - lo);
     }
 }
 

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "sched/copy.h"  /* xchg_copy: every copy of users' bytes */
 #include "sched/types.h" /* collectives, call shape, topology, machine, params, registry entry */
 
 /* Scratch memory of a context: a stack of chunks (algos/scratch.c). Take a mark, push what you
@@ -205,14 +206,14 @@ xchg_mark_t xchg_scratch_mark(const xchg_ctx_t *ctx);
 void *xchg_scratch_push(xchg_ctx_t *ctx, size_t bytes);
 void xchg_scratch_release(xchg_ctx_t *ctx, xchg_mark_t mark);
 void xchg_scratch_free(xchg_ctx_t *ctx); /* everything, when the context goes */
-
-/* memcpy for MPI_Alltoallv's blocks in the user's buffers, which may be NULL where a block is
- * empty (memcpy's pointers must be valid even for 0 bytes). */
-static inline void xchg_copy(void *to, const void *from, size_t bytes)
-{
-    if (bytes > 0)
-        memcpy(to, from, bytes);
-}
+/* Memory the library holds for itself. From XCHG_MEM_MAPPED bytes up it is mapped and unmapped
+ * directly, never through malloc: glibc raises the process's mmap threshold whenever it frees a
+ * chunk it had mapped, and from then on the program's own large buffers come from the heap, at
+ * offsets where copies can run many times slower (docs/design.md, "Copies"). xchg_mem_alloc's
+ * bytes are not set (NULL when memory is exhausted); xchg_mem_free takes the size it was given. */
+#define XCHG_MEM_MAPPED ((size_t)64 << 10) /* half of glibc's initial threshold */
+void *xchg_mem_alloc(size_t bytes);
+void xchg_mem_free(void *ptr, size_t bytes);
 
 /* The algorithms (one file each in algos/) */
 xchg_alltoall_fn xchg_alltoall_pairwise;

@@ -332,7 +332,7 @@ int xchg_pack(const void *buf, size_t count, const xchg_type_t *type, void *out,
     if (type->dense) {
         if (!buf && count * type->size > 0)
             return MPI_ERR_BUFFER;
-        memcpy(out, buf, count * type->size);
+        xchg_copy(out, buf, count * type->size);
         return MPI_SUCCESS;
     }
     for (size_t done = 0; done < count && rc == MPI_SUCCESS; done += step) {
@@ -357,7 +357,7 @@ int xchg_unpack(const void *packed, size_t count, const xchg_type_t *type, void 
     if (type->dense) {
         if (!buf && count * type->size > 0)
             return MPI_ERR_BUFFER;
-        memcpy(buf, packed, count * type->size);
+        xchg_copy(buf, packed, count * type->size);
         return MPI_SUCCESS;
     }
     for (size_t done = 0; done < count && rc == MPI_SUCCESS; done += step) {

@@ -470,7 +470,7 @@ static int pack_blocks(block_args_t *a, int nblocks, char *packed)
                        (size_t)a->sendcount, &a->st, staging == packed ? to : staging,
                        a->ctx->comm);
         if (staging != packed)
-            memcpy(to, staging, a->block);
+            xchg_copy(to, staging, a->block);
         else if (a->send_block < a->block)
             memset(to + a->send_block, 0, a->block - a->send_block);
     }
