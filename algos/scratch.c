@@ -13,6 +13,7 @@
  *                                                   ^ top: (chunk, used)
  */
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "xchg.h"
 
@@ -42,8 +43,8 @@ static int chunk_reserve(xchg_ctx_t *ctx, int i, size_t bytes)
     if (i > 0 && ctx->chunks[i - 1].size > want / 2)
         want = 2 * ctx->chunks[i - 1].size;
     want = want < SCRATCH_FIRST ? SCRATCH_FIRST : want;
-    free(c->ptr);
-    c->ptr = malloc(want);
+    xchg_mem_free(c->ptr, c->size);
+    c->ptr = xchg_mem_alloc(want);
     c->size = c->ptr ? want : 0;
     return c->ptr ? 0 : -1;
 }
@@ -72,8 +73,27 @@ void *xchg_scratch_push(xchg_ctx_t *ctx, size_t bytes)
 void xchg_scratch_free(xchg_ctx_t *ctx)
 {
     for (int i = 0; i < XCHG_CHUNKS; i++) {
-        free(ctx->chunks[i].ptr);
+        xchg_mem_free(ctx->chunks[i].ptr, ctx->chunks[i].size);
         ctx->chunks[i] = (xchg_chunk_t){NULL, 0, 0};
     }
     ctx->top = 0;
+}
+
+void *xchg_mem_alloc(size_t bytes)
+{
+    void *at;
+    if (bytes < XCHG_MEM_MAPPED)
+        return malloc(bytes);
+    at = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return at == MAP_FAILED ? NULL : at;
+}
+
+void xchg_mem_free(void *ptr, size_t bytes)
+{
+    if (!ptr)
+        return;
+    if (bytes < XCHG_MEM_MAPPED)
+        free(ptr);
+    else
+        munmap(ptr, bytes);
 }

@@ -242,7 +242,7 @@ static double measure_large(int peer, char *buf)
 
 static double copy_rate(void)
 {
-    char *a = malloc(COPY_BYTES), *b = malloc(COPY_BYTES);
+    char *a = xchg_mem_alloc(COPY_BYTES), *b = xchg_mem_alloc(COPY_BYTES);
     double start, rho = 0.0;
     if (a && b) {
         memset(a, 1, COPY_BYTES);
@@ -252,8 +252,8 @@ static double copy_rate(void)
         rho = (PMPI_Wtime() - start) / COPY_BYTES;
         __asm__ volatile("" : : "r"(b) : "memory");
     }
-    free(a);
-    free(b);
+    xchg_mem_free(a, COPY_BYTES);
+    xchg_mem_free(b, COPY_BYTES);
     return rho;
 }
 
@@ -331,7 +331,7 @@ int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machin
     int rank, same = -1, cross = -1;
     double values[6] = {0, 0, 0, 0, 0, 0}; /* beta, tau, beta_inter, tau_inter, rho, tau_large */
     double gap;
-    char *buf = malloc(2 * HUGE); /* an exchange's send and receive halves */
+    char *buf = xchg_mem_alloc(2 * HUGE); /* an exchange's send and receive halves */
 
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     for (int i = 1; i < world_size && world_node; i++) {
@@ -361,7 +361,7 @@ int xchg_calibrate(const int *world_node, int world_size, xchg_machine_t *machin
             }
         }
     }
-    free(buf);
+    xchg_mem_free(buf, 2 * HUGE);
     if (values[0] > SAME_NODE_MAX)
         values[0] = values[1] = values[5] = 0.0;
     if (values[2] > CROSS_NODE_MAX)
@@ -434,7 +434,8 @@ double xchg_calibrate_native(int world_size, xchg_machine_t *machine)
     double slowest[XCHG_NCOLLS][2], began_all = PMPI_Wtime(), most = NATIVE_MAX * world_size;
     int mid = world_size <= NATIVE_MID_RANKS; /* the 4 KiB blocks too */
     size_t block = mid ? XCHG_NATIVE_MID_BYTES : 1;
-    char *send = calloc((size_t)world_size, 2 * block);
+    size_t send_bytes = (size_t)world_size * 2 * block;
+    char *send = xchg_mem_alloc(send_bytes);
     int *counts = malloc(2 * (size_t)world_size * sizeof *counts);
     int ok = send && counts, all_ok = 0, measured = 0, rank;
 
@@ -444,6 +445,7 @@ double xchg_calibrate_native(int world_size, xchg_machine_t *machine)
         all_ok) {
         char *recv = send + (size_t)world_size * block;
         int *displs = counts + world_size;
+        memset(send, 0, send_bytes);
         /* one collective after the other; the ranks agree on each one's times before the next,
          * and all stop at one beyond the bound */
         for (int coll = 0; coll < XCHG_NCOLLS && measured == coll; coll++) {
@@ -477,7 +479,7 @@ double xchg_calibrate_native(int world_size, xchg_machine_t *machine)
             machine->native_small_ranks = world_size;
         }
     }
-    free(send);
+    xchg_mem_free(send, send_bytes);
     free(counts);
     return PMPI_Wtime() - began_all;
 }

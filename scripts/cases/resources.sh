@@ -93,3 +93,28 @@ if [ -x "$comm_cycle_prog" ]; then
 else
     fail "resources comm_cycle" "$comm_cycle_prog is not built (make MPI=$MPI all)"
 fi
+#  - the program's malloc left as it was: malloc_mapped makes calls that have xchg use large
+#    buffers of its own (strided MPI_Alltoall of 256 KiB and 1 MiB blocks, which it packs), then
+#    requires a malloc of 160 KiB to be mapped by glibc, as natively: a library that frees a
+#    large chunk of malloc's raises glibc's mmap threshold and moves the program's large buffers
+#    onto the heap. Natively first; then auto, and forced shm, pairwise and node (2,1) at 3 ranks.
+if [ -x "$TESTS/malloc_mapped" ]; then
+    name="resources malloc_mapped p=3 native"
+    if begin_case "$name"; then
+        native "$log" 3 -- "$TESTS/malloc_mapped"
+        check_launch $? "$log" malloc_mapped
+        report_launch "$name" "$start" "$log"
+    fi
+    for mode in auto shm pairwise node; do
+        name="resources malloc_mapped p=3 $mode"
+        begin_case "$name" || continue
+        forced=()
+        [ "$mode" = auto ] || forced=(XCHG_ALLTOALL=$mode)
+        [ "$mode" = node ] && forced+=(XCHG_NODES=2,1)
+        preloaded "$log" 3 XCHG_WAIT=yield "${forced[@]}" -- "$TESTS/malloc_mapped"
+        check_launch $? "$log" malloc_mapped
+        report_launch "$name" "$start" "$log"
+    done
+else
+    fail "resources malloc_mapped" "$TESTS/malloc_mapped is not built"
+fi
