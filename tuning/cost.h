@@ -38,13 +38,6 @@ double xchg_cost_sync(const xchg_machine_t *machine);
  * bytes fit a rank's share of the caches, and slower beyond that once more of them copy than the
  * node's memory serves at full speed (tuning/cost_base.c, NODE_COPY_STREAMS, NODE_COPY_CACHED). */
 double xchg_cost_node_copies(const xchg_call_t *call, const xchg_machine_t *machine, double bytes);
-/* The same for a rank that writes `in` bytes into the segment and reads `out` bytes that other
- * ranks wrote there, in `passes` passes: in one pass the reads follow every write, and each byte
- * read moves from the writer's cache to the reader's as the MPI library's single copy inside a
- * node does, at tau_large where that is dearer than rho (tuning/cost_base.c). */
-double xchg_cost_segment_copies(const xchg_call_t *call, const xchg_machine_t *machine, double in,
-                                double out, double passes);
-
 /* Seconds of a call's local copies of bytes in all (not through a node's segment): bytes rho,
  * or bytes rho_cached when they are at most cached_bytes. */
 double xchg_cost_copy(const xchg_machine_t *machine, double bytes);

@@ -101,22 +101,6 @@ double xchg_cost_node_copies(const xchg_call_t *call, const xchg_machine_t *mach
     return (NODE_COPY_CACHED + beyond * crowd) * machine->rho;
 }
 
-/* A byte read from the segment in a single pass was written by another core a moment before and
- * is still in that core's cache: it crosses between the cores' caches, as the MPI library's
- * single copy (tau_large, from the exchanges the calibration and xchg-tune time inside a node)
- * does, not at a local copy's rho. MPICH at 2 ranks on the 2-core EPYC VM: `shm`'s
- * MPI_Alltoall of 64 KiB blocks measured 14.9 us where rho alone priced it 4.6 (native 12.4),
- * at 16 KiB 4.2 against 1.3; with many passes (256 KiB and more) the reads of one pass overlap
- * the writes of the next, and rho alone priced them within 1.5 times. */
-double xchg_cost_segment_copies(const xchg_call_t *call, const xchg_machine_t *machine, double in,
-                                double out, double passes)
-{
-    double cross = machine->tau_large > machine->rho && machine->rho > 0 && passes == 1
-                       ? machine->tau_large / machine->rho
-                       : 1.0;
-    return xchg_cost_node_copies(call, machine, in + out * cross);
-}
-
 double xchg_cost_copy(const xchg_machine_t *machine, double bytes)
 {
     if (machine->rho_cached > 0 && bytes <= machine->cached_bytes)

@@ -50,9 +50,8 @@
  *
  * Where it stands. It prices what the plan does, not what the MPI library does meanwhile: a
  * node's ranks wait for its leaders (they poll MPI's progress), and the copies are priced at
- * rho a byte (a single pass's reads of what other cores wrote at tau_large:
- * xchg_cost_segment_copies), slowed where more of a node's ranks copy at once than its memory
- * serves (xchg_cost_node_copies). It beats the flat algorithms where
+ * rho a byte, slowed where more of a node's ranks copy at once than its memory serves
+ * (xchg_cost_node_copies). It beats the flat algorithms where
  * start-ups between nodes dominate (p - 1 rounds of pairwise against N - 1 steps of a leader),
  * and loses to them by the copies where bytes dominate.
  */
@@ -142,7 +141,7 @@ static double exchange_time(const xchg_call_t *call, const xchg_machine_t *m, in
     }
     if (passes == 0)
         syncs = v;
-    return syncs * xchg_cost_sync(m) + xchg_cost_segment_copies(call, m, in, out, passes) + worst;
+    return syncs * xchg_cost_sync(m) + xchg_cost_node_copies(call, m, in + out) + worst;
 }
 
 /* MPI_Allgather: the leader's circulant rounds over the nodes, `ports` messages a round. */
@@ -168,7 +167,7 @@ static double gather_time(const xchg_call_t *call, const xchg_machine_t *m, size
     passes = b == 0 ? 0 : ceil((double)b / (double)piece);
     return passes * (k.nnodes > 1 ? 2 : 1) * xchg_cost_sync(m) +
            passes * (rounds * beta_between(m) + messages * m->gap_inter) + bytes * tau_between(m) +
-           xchg_cost_segment_copies(call, m, (double)b, (double)(p - 1) * (double)b, passes);
+           xchg_cost_node_copies(call, m, (double)b + (double)(p - 1) * (double)b);
 }
 
 /* Whether `more` (leaders or ports) is worth it against `fewer`: more than 5 % faster (see the

@@ -5,8 +5,9 @@
  * A pass is one synchronisation, priced at sync (xchg_cost_sync: measured by xchg-tune, else one
  * start-up inside the node, beta: every rank's arrival must be seen by every other, as a
  * message's would), and every byte goes through memory twice (rho per byte copied, more once
- * the node's ranks copy more at once than its memory serves: xchg_cost_node_copies; in a single
- * pass a byte read out crosses between the cores' caches at tau_large: xchg_cost_segment_copies):
+ * the node's ranks copy more at once than its memory serves: xchg_cost_node_copies; a byte read
+ * out that another core has just written costs no more, as measured with xchg_copy: design.md,
+ * "Copies"):
  *   alltoall   passes sync + (2 (p - 1) + 1) b rho;
  *   allgather  passes sync + p b rho;
  *   alltoallv  passes sync + (h1 + h2 - s) rho (the busiest sender's and receiver's bytes, the
@@ -63,5 +64,5 @@ double xchg_cost_shm(const xchg_call_t *call, const xchg_machine_t *machine, xch
         out = (double)(p - 1) * (double)b;
     }
     return (double)passes * xchg_cost_sync(machine) +
-           xchg_cost_segment_copies(call, machine, in, out, (double)passes);
+           xchg_cost_node_copies(call, machine, in + out);
 }
