@@ -27,18 +27,17 @@
  * Kept for the next communicator. A freed communicator's segment is kept (the pool: one for each
  * set of processes, SHM_POOL in all, the oldest unmapped first, so what a process keeps stops
  * growing once its sets have been seen) for the next communicator of the same processes
- * (xchg_ctx_t.members), which would otherwise make its own: a program or a library that makes a
- * duplicate per task and a few calls on each paid 70 to 95 us a communicator for its segment
- * (MPICH, 2 ranks on the 2-core VM), where its calls of 256 B took 1 us. A new communicator takes
+ * (xchg_ctx_t.members), which would otherwise make its own at its first shm call, a cost that a
+ * program or a library making a duplicate per task and a few calls on each pays per communicator
+ * (measured: docs/results.md, stop 44). A new communicator takes
  * the pool's segment of its processes, if any, when it is made (removed from the pool: no two
  * contexts of one rank ever hold it; xchg_shm_offer), and its ranks agree that each took the same
  * one (its id, below) in the allreduce that attaches it to its channel (shim/context.c), not in a
  * message round of their own at its first shm call; else each rank's goes. A segment's id is
  * agreed by every rank of the communicator as it is made, so the segments of all its nodes have
- * the same one, and a communicator that spans nodes takes each node's kept segment alike: before,
- * a new communicator's first call of 1 to 256 B (each collective's first in the process aside)
- * took 1.1 to 3.1 ms on the emulated cluster (3,2,2,1 ranks at 100 Mbit/s, Open MPI; natively
- * 0.28 to 0.65), 0.54 to 0.80 with it (docs/results.md, stop 66). On one node, one made while the
+ * the same one, and a communicator that spans nodes takes each node's kept segment alike (what
+ * that saves a new communicator's first call on the emulated cluster: docs/results.md, stop 66).
+ * On one node, one made while the
  * pool kept none for its processes tries again at its first reservation, with an agreement of its
  * own (shm_adopt), and where none is kept then either, a new one is made as above. Its state
  * carries over: its ranks made the same passes through it, so passes and syncs are equal on all
