@@ -29,17 +29,17 @@
  * growing once its sets have been seen) for the next communicator of the same processes
  * (xchg_ctx_t.members), which would otherwise make its own at its first shm call, a cost that a
  * program or a library making a duplicate per task and a few calls on each pays per communicator
- * (measured: docs/results.md, stop 44). A new communicator takes
- * the pool's segment of its processes, if any, when it is made (removed from the pool: no two
- * contexts of one rank ever hold it; xchg_shm_offer), and its ranks agree that each took the same
- * one (its id, below) in the allreduce that attaches it to its channel (shim/context.c), not in a
- * message round of their own at its first shm call; else each rank's goes. A segment's id is
- * agreed by every rank of the communicator as it is made, so the segments of all its nodes have
- * the same one, and a communicator that spans nodes takes each node's kept segment alike (what
- * that saves a new communicator's first call on the emulated cluster: docs/results.md, stop 66).
- * On one node, one made while the
- * pool kept none for its processes tries again at its first reservation, with an agreement of its
- * own (shm_adopt), and where none is kept then either, a new one is made as above. Its state
+ * (measured: docs/results.md, stop 44). A new communicator takes the pool's segment of its
+ * processes, if any, when it is made (removed from the pool: no two contexts of one rank ever
+ * hold it; xchg_shm_offer), and its ranks agree that each took the same one (its id, below) in
+ * the allreduce that attaches it to its channel (shim/context.c), not in a message round of their
+ * own at its first shm call; else each rank's goes. A segment's id is agreed by every rank of the
+ * communicator as it is made, so the segments of all its nodes have the same one, and a
+ * communicator that spans nodes takes each node's kept segment alike (what that saves a new
+ * communicator's first call on the emulated cluster: docs/results.md, stop 66). On one node, one
+ * made while the pool kept none for its processes tries again at its first reservation, with an
+ * agreement of its own (shm_adopt), and where none is kept then either, a new one is made as
+ * above. Its state
  * carries over: its ranks made the same passes through it, so passes and syncs are equal on all
  * of them, and a rank that still reads the old communicator's last pass reads the other half, as
  * between two calls of one communicator.
