@@ -306,7 +306,15 @@ int xchg_learn_tick(xchg_ctx_t *ctx, int slot, int algo, const xchg_params_t *pa
 {
     xchg_learning_t *dom = ctx->shim->learning;
     xchg_shape_t *s = &dom->shapes[slot];
-    if (advance(dom, s) || !is(&s->lp.cand[s->step.cand], algo, params)) {
+    int changed;
+    if (s->step.cand == s->lp.winner && xchg_lp_quiet(&s->lp)) {
+        /* what advance() finds then: still settled, on the same candidate */
+        s->step = (xchg_lp_step_t){s->lp.winner, 0, 0, -1};
+        changed = 0;
+    } else {
+        changed = advance(dom, s);
+    }
+    if (changed || !is(&s->lp.cand[s->step.cand], algo, params)) {
         /* this call's step, for the selection that follows; the memorised choices are void,
          * so that no other fast path of this call counts it again */
         s->pending = 1;

@@ -22,6 +22,8 @@
 #ifndef XCHG_LEARN_POLICY_H
 #define XCHG_LEARN_POLICY_H
 
+#include <limits.h>
+
 #include "../algos/sched/types.h"
 
 #define XCHG_LP_MAX 4      /* candidates of a shape: native (cand[0]) and up to three others */
@@ -175,6 +177,24 @@ int xchg_lp_sure(const xchg_call_t *call, const xchg_machine_t *machine, double 
                  double first_s);
 /* The next call of the shape. */
 xchg_lp_step_t xchg_lp_call(xchg_lp_t *lp);
+/* The next call of a settled shape when it changes nothing but the shape's counters, as
+ * xchg_lp_call would take it (its step: the winner, untimed, no agreement): neither the next
+ * round, nor a watched call, nor a stored verdict's wait for its set-up is due. Counts the call
+ * and returns 1; otherwise 0, and xchg_lp_call takes the call. Inline: it is nearly every call
+ * of a long-lived shape, which pays no function call for it. */
+static inline int xchg_lp_quiet(xchg_lp_t *lp)
+{
+    unsigned calls = lp->calls < UINT_MAX ? lp->calls + 1 : lp->calls;
+    if (lp->phase != XCHG_LP_SETTLED || lp->countdown <= 1 ||
+        (lp->watch_every > 0 && lp->watch_in <= 1) ||
+        (lp->cand[lp->winner].setup && calls < xchg_lp_constants.setup_after))
+        return 0;
+    lp->calls = calls;
+    lp->countdown--;
+    if (lp->watch_every > 0)
+        lp->watch_in--;
+    return 1;
+}
 /* A probe's last call ran: seconds[g] is the agreed time of the timed calls of group g of
  * xchg_lp_agreed_samples (the ranks' medians, agreed): one probe's, or a chained probe's and
  * native's (learn_policy.c, the chain); agree_s the agreed cost of an earlier agreement (the domain's latest before this

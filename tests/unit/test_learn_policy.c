@@ -27,7 +27,8 @@
  * first call runs native and its candidate is timed by one call; on
  * nodes linked by a network (and only there) the node algorithm joins the candidates, and its round
  * settles on it; an unsettled round's verdict so far is the faster of native and the probed
- * candidates (by the margin), and none before native is measured or once the shape is settled.
+ * candidates (by the margin), and none before native is measured or once the shape is settled;
+ * a settled shape's quiet calls (xchg_lp_quiet) leave it as xchg_lp_call would, byte for byte.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -53,6 +54,8 @@ typedef struct sim {
     unsigned seed;
     double cold[XCHG_LP_MAX][4]; /* when > 0: the time of a candidate's first four calls */
     int runs[XCHG_LP_MAX];
+    int quiet;       /* 1: each call tries xchg_lp_quiet first (shim/learn.c) */
+    int quiet_calls; /* calls that xchg_lp_quiet took */
 } sim_t;
 
 static double rnd(unsigned *seed)
@@ -70,7 +73,13 @@ static int cmp_double(const void *a, const void *b)
 /* One call of the shape; returns the candidate it ran. */
 static int sim_call(sim_t *s)
 {
-    xchg_lp_step_t step = xchg_lp_call(&s->lp);
+    xchg_lp_step_t step;
+    if (s->quiet && xchg_lp_quiet(&s->lp)) {
+        step = (xchg_lp_step_t){s->lp.winner, 0, 0, -1};
+        s->quiet_calls++;
+    } else {
+        step = xchg_lp_call(&s->lp);
+    }
     double t = s->truth[step.cand] * (1.0 + s->noise * (2.0 * rnd(&s->seed) - 1.0));
     int run = s->runs[step.cand]++;
 
@@ -853,6 +862,49 @@ int main(void)
         }
         CHECK(s.lp.phase == XCHG_LP_PROBING && s.lp.winner == 0,
               "sure start, set-up: phase %d winner %d", s.lp.phase, s.lp.winner);
+    }
+    /* the quiet call (xchg_lp_quiet, every call of a settled shape that changes only its
+     * counters) takes the call exactly as xchg_lp_call would: two copies of each shape run in
+     * lockstep, one through xchg_lp_call alone, one trying xchg_lp_quiet first on every call
+     * (shim/learn.c tries it only after a call of the winner), and after every call their
+     * states are the same byte for byte; over shapes that
+     * start sure, from a stored verdict that waits for its set-up, and fresh ones whose winner
+     * is watched and drifts (times that change mid-run), with noise */
+    {
+        static sim_t a, b;
+        int differ = 0, quiet = 0, total = 0;
+        for (int k = 0; k < 4 * 8; k++) {
+            double truth[3] = {2e-6, 1e-6, 1.6e-6}, pred[3] = {2.5e-6, 1e-6, 1.5e-6};
+            int kind = k % 4;
+            for (int pass = 0; pass < 2; pass++) {
+                sim_t *t = pass ? &b : &a;
+                sim_start(t, 3, truth, pred, 1);
+                if (kind == 0) {
+                    xchg_lp_start_sure(&t->lp, t->lp.cand, 3, 1);
+                } else if (kind == 1) {
+                    xchg_lp_cand_t cand[3];
+                    memcpy(cand, t->lp.cand, sizeof cand);
+                    cand[1].setup = 1;
+                    xchg_lp_start_known(&t->lp, cand, 3, 1);
+                }
+                t->noise = 0.1 * (k / 4);
+                t->seed = 77u + (unsigned)k;
+                t->quiet = pass;
+            }
+            for (int call = 0; call < 6000 && !differ; call++) {
+                if (call == 2000 && kind >= 2) /* the winner slows down: the watch sees it */
+                    a.truth[1] = b.truth[1] = 5e-6;
+                int ca = sim_call(&a), cb = sim_call(&b);
+                if (ca != cb || memcmp(&a.lp, &b.lp, sizeof a.lp) != 0 || a.cost != b.cost) {
+                    differ = 1;
+                    CHECK(0, "quiet: shape %d differs at call %d (candidates %d, %d)", k, call, ca,
+                          cb);
+                }
+            }
+            quiet += b.quiet_calls;
+            total += b.calls;
+        }
+        CHECK(!differ && quiet > total / 2, "quiet: %d of %d calls quiet", quiet, total);
     }
     /* native alone: settled at once, never timed */
     {
