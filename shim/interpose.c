@@ -7,9 +7,10 @@
  * these C symbols, so Fortran programs are intercepted too (Open MPI: shim/fortran.c).
  * MPI_Init, MPI_Init_thread and MPI_Finalize read the configuration once and report statistics.
  *
- * A call that repeats the communicator's last one and was served natively takes a fast path
- * (xchg_fast_native, xchg_fast_native_v): a few comparisons, then the PMPI function (timed,
- * on the calls that learning watches).
+ * A call that repeats the communicator's last one takes a fast path (xchg_fast_block,
+ * xchg_fast_native_v): a few comparisons; served natively, then the PMPI function (timed, on the
+ * calls that learning watches), else MPI_Alltoall's and MPI_Allgather's go on from what the fast
+ * path found (xchg_hit_t).
  *
  * Errors from the library's own work go through the user's communicator's error handler, once,
  * like a native error; invalid arguments never reach the library (the PMPI call reports them),
@@ -207,6 +208,7 @@ typedef struct call_args {
     xchg_counts_t sendcounts, sdispls, recvcounts, rdispls;
     MPI_Datatype sendtype, recvtype;
     MPI_Comm comm;
+    xchg_hit_t hit; /* MPI_Alltoall's and MPI_Allgather's fast path's find (xchg_fast_block) */
 } call_args_t;
 
 /* The MPI library's own collective for the call, with the entry point's own argument types. */
@@ -246,7 +248,7 @@ static int watched_native(const call_args_t *a, int watch)
 /* Every entry point: normalise and run an algorithm, or hand the call to the MPI library. */
 static int serve(const call_args_t *a)
 {
-    xchg_outcome_t out = {.algo = -1, .trial = -1, .learned = -1};
+    xchg_outcome_t out = {.algo = -1, .trial = -1, .learned = -1, .hit = a->hit};
     double start = start_time();
     int rc;
 
@@ -274,33 +276,35 @@ static int serve(const call_args_t *a)
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int watch = -1;
-    if (xchg_fast_native(XCHG_ALLTOALL, sendbuf, sendcount, sendtype, recvcount, recvtype, comm,
-                         &watch) &&
-        watch < 0) {
+    xchg_hit_t hit;
+    int native = xchg_fast_block(XCHG_ALLTOALL, sendbuf, sendcount, sendtype, recvcount, recvtype,
+                                 comm, &hit);
+    if (native && hit.watch < 0) {
         last_choice[XCHG_ALLTOALL] = native_choice[XCHG_ALLTOALL];
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     }
     call_args_t a = {.coll = XCHG_ALLTOALL, .sendbuf = sendbuf, .recvbuf = recvbuf,
                      .sendcount = sendcount, .recvcount = recvcount, .sendtype = sendtype,
                      .recvtype = recvtype, .comm = comm};
-    return watch >= 0 ? watched_native(&a, watch) : serve(&a);
+    a.hit = hit;
+    return native ? watched_native(&a, hit.watch) : serve(&a);
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int watch = -1;
-    if (xchg_fast_native(XCHG_ALLGATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, comm,
-                         &watch) &&
-        watch < 0) {
+    xchg_hit_t hit;
+    int native = xchg_fast_block(XCHG_ALLGATHER, sendbuf, sendcount, sendtype, recvcount, recvtype,
+                                 comm, &hit);
+    if (native && hit.watch < 0) {
         last_choice[XCHG_ALLGATHER] = native_choice[XCHG_ALLGATHER];
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     }
     call_args_t a = {.coll = XCHG_ALLGATHER, .sendbuf = sendbuf, .recvbuf = recvbuf,
                      .sendcount = sendcount, .recvcount = recvcount, .sendtype = sendtype,
                      .recvtype = recvtype, .comm = comm};
-    return watch >= 0 ? watched_native(&a, watch) : serve(&a);
+    a.hit = hit;
+    return native ? watched_native(&a, hit.watch) : serve(&a);
 }
 
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],

@@ -267,18 +267,23 @@ static int fast_tick(xchg_ctx_t *ctx, int learned, const xchg_choice_t *choice, 
     return tick != XCHG_TICK_RELEARN;
 }
 
-int xchg_fast_native(int coll, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, int *watch)
+int xchg_fast_block(int coll, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, xchg_hit_t *hit)
 {
     xchg_ctx_t *ctx = xchg_ctx_cached(comm);
     const xchg_memo_t *memo;
 
-    if (!ctx || xchg_config.stats || ctx->passthrough)
+    hit->ctx = NULL;
+    hit->memo = NULL;
+    hit->watch = -1;
+    if (!ctx || ctx->passthrough)
         return 0;
     memo = memo_hit(ctx, coll, sendbuf == MPI_IN_PLACE, sendcount, sendtype, recvcount, recvtype);
-    if (!memo || !xchg_algos[memo->choice.algo].native)
-        return 0;
-    return fast_tick(ctx, memo->learned, &memo->choice, watch);
+    if (!memo || !fast_tick(ctx, memo->learned, &memo->choice, &hit->watch))
+        return 0; /* none, or selected anew (learning's epoch moved: no memo hits again) */
+    hit->ctx = ctx;
+    hit->memo = memo;
+    return xchg_algos[memo->choice.algo].native && !xchg_config.stats;
 }
 
 /* ---- erroneous arguments the MPI library reports on the rank that passes them ----
@@ -395,19 +400,25 @@ static void block_checks(block_args_t *a, xchg_outcome_t *out)
 static int block_call(block_args_t *a, xchg_outcome_t *out)
 {
     int rc, watch = -1;
-    const xchg_memo_t *memo;
+    const xchg_memo_t *memo = out->hit.memo;
     xchg_call_t call;
 
-    if (a->recvcount < 0 || a->recvtype == MPI_DATATYPE_NULL ||
-        (!a->in_place && (a->sendcount < 0 || a->sendtype == MPI_DATATYPE_NULL)))
-        return XCHG_PASS;
-    rc = context_for(a->comm, &a->ctx, out, NULL);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    memo = memo_hit(a->ctx, a->coll, a->in_place, a->sendcount, a->sendtype, a->recvcount,
-                    a->recvtype);
-    if (memo && !fast_tick(a->ctx, memo->learned, &memo->choice, &watch))
-        memo = NULL; /* learned again from this call on: select anew */
+    if (memo) { /* the fast path's (xchg_fast_block): a valid call's arguments, counted */
+        watch = out->hit.watch;
+        a->ctx = out->ctx = out->hit.ctx;
+        out->mark = xchg_scratch_mark(a->ctx);
+    } else {
+        if (a->recvcount < 0 || a->recvtype == MPI_DATATYPE_NULL ||
+            (!a->in_place && (a->sendcount < 0 || a->sendtype == MPI_DATATYPE_NULL)))
+            return XCHG_PASS;
+        rc = context_for(a->comm, &a->ctx, out, NULL);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        memo = memo_hit(a->ctx, a->coll, a->in_place, a->sendcount, a->sendtype, a->recvcount,
+                        a->recvtype);
+        if (memo && !fast_tick(a->ctx, memo->learned, &memo->choice, &watch))
+            memo = NULL; /* learned again from this call on: select anew */
+    }
     if (memo) {
         a->st = memo->st;
         a->rt = memo->rt;

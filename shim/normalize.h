@@ -31,6 +31,15 @@ int xchg_unpack(const void *packed, size_t count, const xchg_type_t *type, void 
 /* At MPI_Init: what a program's first intercepted call would otherwise set up (normalize.c). */
 void xchg_warm_first_call(void);
 
+/* A call that repeats the communicator's last one of its collective (xchg_memo_t), as the fast
+ * path found it (xchg_fast_block): learning has counted it there already, so the call goes on
+ * from the memorised types and choice without looking them up or counting it again. */
+typedef struct xchg_hit {
+    xchg_ctx_t *ctx;         /* its context */
+    const xchg_memo_t *memo; /* NULL: no memorised call (or learning learns again from it) */
+    int watch;               /* learning slot to report its time to (a watched call), or -1 */
+} xchg_hit_t;
+
 /* What served a call, for the statistics. */
 typedef struct xchg_outcome {
     int algo;             /* registry index, -1 when nothing is to be accounted */
@@ -46,6 +55,7 @@ typedef struct xchg_outcome {
     int deferred;         /* an error class this rank reports after taking part in the call
                              (its own arguments are erroneous in a way the MPI library reports
                              on this rank; shim/normalize.c), or MPI_SUCCESS */
+    xchg_hit_t hit;       /* in: the fast path's memorised call (xchg_fast_block), or none */
 } xchg_outcome_t;
 
 /* Counts and displacements arrive as int (MPI_Alltoallv) or MPI_Count/MPI_Aint (_c). */
@@ -55,13 +65,15 @@ typedef struct xchg_counts {
     const MPI_Aint *a;
 } xchg_counts_t;
 
-/* The fast path of MPI_Alltoall and MPI_Allgather: 1 when the call is the communicator's
- * memorised one (xchg_memo_t) and native serves it with nothing to account (no XCHG_STATS):
- * the caller then calls the MPI library at once, and when *watch >= 0 (a watched call of a
- * settled shape, shim/learn.c; *watch is set only when 1 is returned) times it and reports
- * the time to learning slot *watch; 0: take xchg_do_alltoall/allgather. Makes no MPI call. */
-int xchg_fast_native(int coll, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, int *watch);
+/* The fast path of MPI_Alltoall and MPI_Allgather: a call with the same arguments as the
+ * communicator's last one of its collective (xchg_memo_t) is counted by learning here and left
+ * in *hit (hit->memo NULL when there is none, or when learning learns again from this call on).
+ * Returns 1 when native serves it with nothing to account (no XCHG_STATS): the caller then calls
+ * the MPI library at once, and when hit->watch >= 0 (a watched call of a settled shape,
+ * shim/learn.c) times it and reports the time to learning slot hit->watch; 0: take
+ * xchg_do_alltoall/allgather with *hit in xchg_outcome_t.hit. Makes no MPI call. */
+int xchg_fast_block(int coll, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, xchg_hit_t *hit);
 
 /* The same for MPI_Alltoallv: forced to native, or the communicator's carried statistics
  * chose native last and are unchanged (then the call counts as shim/normalize.c's v_predict
