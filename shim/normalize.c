@@ -86,7 +86,9 @@ static int context_for(MPI_Comm comm, xchg_ctx_t **ctx, xchg_outcome_t *out, xch
  * bytes a half, which each rank reads once; freeing the duplicate leaves that segment to the
  * next communicator of the same processes (shim/shm.c, the pool), the world itself or any
  * duplicate of it. The models and the type lookup run once on a call of 1 B, so that their
- * code and the MPI library's type queries are no longer cold at the program's first call.
+ * code and the MPI library's type queries are no longer cold at the program's first call, and
+ * the channel's learning domain is made (shim/learn.c: 40 KiB of shapes and decisions zeroed,
+ * about 40,000 instructions that the first call paid before).
  * Without it, that first call took 180 to 360 us (MPICH, 2 ranks on 2 cores; natively 12 to
  * 31), 43 to 54 of them for the channel and about 150 for the segment. Not when any process
  * has MPI_THREAD_MULTIPLE (the world's channel is not kept there), nor for a world of one rank.
@@ -156,6 +158,7 @@ void xchg_warm_first_call(void)
         call.max_send_bytes = call.max_recv_bytes = (size_t)ctx->size;
         for (call.coll = 0; call.coll < XCHG_NCOLLS; call.coll++)
             xchg_decide(&call, &params, NULL, 0);
+        xchg_shim_state(ctx); /* makes the channel's learning domain (below) */
     }
     xchg_config.verbose = verbose;
     PMPI_Comm_free(&dup);
