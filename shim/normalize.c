@@ -158,7 +158,7 @@ void xchg_warm_first_call(void)
         call.max_send_bytes = call.max_recv_bytes = (size_t)ctx->size;
         for (call.coll = 0; call.coll < XCHG_NCOLLS; call.coll++)
             xchg_decide(&call, &params, NULL, 0);
-        xchg_shim_state(ctx); /* makes the channel's learning domain (below) */
+        xchg_shim_state(ctx); /* makes the channel's learning domain (the header above) */
     }
     xchg_config.verbose = verbose;
     PMPI_Comm_free(&dup);
