@@ -39,9 +39,14 @@
 # auto (the xchg side). A cell's figure is the median over the repetitions of auto's sum of the
 # N calls divided by the lesser of native's and the models' sums in the same repetition; printed
 # per cell with the three sums (medians), then the geometric mean, the worst cell and the cells
-# over 1.10. Output: DIR/<mpi>-<N>ranks[-cluster]-first.csv, columns
-#     mpi,ranks,collective,bytes,native_us,models_us,auto_us,ratio
-# (collective alltoallv-skewed for the skewed counts; us: the sum of the N calls).
+# over 1.10. The lesser of two noisy sums is biased low, so a cell where native and the models
+# run alike reads above 1 with no excess at all. The control column shows by how much: the same
+# ratio for a run that has no excess, the better side's (native or the models, by their medians)
+# run of the next repetition divided by the same lesser sum. Read a cell's ratio against its
+# control. Output: DIR/<mpi>-<N>ranks[-cluster]-first.csv, columns
+#     mpi,ranks,collective,bytes,native_us,models_us,auto_us,ratio,control
+# (collective alltoallv-skewed for the skewed counts; us: the sum of the N calls; control empty
+# with one repetition).
 #
 # Output: DIR/<mpi>-<N>ranks.csv (DIR/<mpi>-<N>ranks-cluster.csv on the emulated cluster), both
 # modes, columns
@@ -278,35 +283,51 @@ if [ "$first" -gt 0 ]; then
             total[key, role, rep] = sum
             reps[rep] = 1
         }
+        function whole(k, r) {
+            return (k, "native", r) in total && (k, "models", r) in total && (k, "xchg", r) in total
+        }
         END {
-            print "mpi,ranks,collective,bytes,native_us,models_us,auto_us,ratio"
+            print "mpi,ranks,collective,bytes,native_us,models_us,auto_us,ratio,control"
+            for (r in reps) if (r + 0 > last) last = r + 0
             for (i = 0; i < n; i++) {
                 k = order[i]; c = 0
-                for (r in reps) {
-                    if (!((k, "native", r) in total) || !((k, "models", r) in total) ||
-                        !((k, "xchg", r) in total)) continue
-                    c++
+                for (r = 1; r <= last; r++) {
+                    if (!whole(k, r)) continue
+                    c++; rep_of[c] = r
                     nat[c] = total[k, "native", r]; mod[c] = total[k, "models", r]
                     aut[c] = total[k, "xchg", r]
-                    ratio[c] = aut[c] / (nat[c] < mod[c] ? nat[c] : mod[c])
+                    least[c] = nat[c] < mod[c] ? nat[c] : mod[c]
+                    ratio[c] = aut[c] / least[c]
                 }
                 if (c == 0) continue
-                printf "%s,%s,%s,%.1f,%.1f,%.1f,%.4g\n", mpi, ranks, k, median(nat, c),
-                    median(mod, c), median(aut, c), median(ratio, c)
+                # the control: the better side run again (the next repetition, in a ring)
+                better = median(nat, c) <= median(mod, c) ? "native" : "models"
+                for (j = 1; j <= c; j++)
+                    ctl[j] = total[k, better, rep_of[j % c + 1]] / least[j]
+                printf "%s,%s,%s,%.1f,%.1f,%.1f,%.4g,%s\n", mpi, ranks, k, median(nat, c),
+                    median(mod, c), median(aut, c), median(ratio, c),
+                    (c > 1 ? sprintf("%.4g", median(ctl, c)) : "")
             }
         }' "$runs"/native-*.log "$runs"/models-*.log "$runs"/xchg-*.log >"$summary"
     awk -F, -v calls="$first" '
-        NR == 1 { printf "\nthe first %d calls of each cell, summed (us); ratio = auto / the lesser of native and models\n", calls
-                  printf "%-17s %8s %12s %12s %12s %8s\n", "collective", "bytes", "native", "models", "auto", "ratio"; next }
+        NR == 1 { printf "\nthe first %d calls of each cell, summed (us); ratio = auto / the lesser of native and models;\n", calls
+                  printf "control = the better of native and models, run again, / the same lesser (no excess: the noise)\n"
+                  printf "%-17s %8s %12s %12s %12s %8s %8s\n", "collective", "bytes", "native", "models", "auto", "ratio", "control"; next }
         {
-            printf "%-17s %8s %12.1f %12.1f %12.1f %8.3f\n", $3, $4, $5, $6, $7, $8
+            printf "%-17s %8s %12.1f %12.1f %12.1f %8.3f %8s\n", $3, $4, $5, $6, $7, $8,
+                $9 == "" ? "-" : sprintf("%.3f", $9)
             cells++; logsum += log($8); over += $8 > 1.10
             if (cells == 1 || $8 > worst) { worst = $8; worst_cell = $3 " " $4 " B" }
+            if ($9 != "") { controls++; ctl_log += log($9); ctl_over += $9 > 1.10
+                            if (controls == 1 || $9 > ctl_worst) { ctl_worst = $9; ctl_cell = $3 " " $4 " B" } }
         }
         END {
             if (cells == 0) { print "first calls: no cells measured"; exit }
             printf "first %d calls: geometric mean of auto / min(native, models) over %d cells: %.3f; worst cell %s: %.3f; cells over 1.10: %d\n",
                 calls, cells, exp(logsum / cells), worst_cell, worst, over
+            if (controls > 0)
+                printf "control (no excess): geometric mean %.3f; worst cell %s: %.3f; cells over 1.10: %d\n",
+                    exp(ctl_log / controls), ctl_cell, ctl_worst, ctl_over
         }' "$summary"
     echo
     echo "== compare: $summary (every run: $runs/)"

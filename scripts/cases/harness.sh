@@ -63,14 +63,15 @@ done
 # scripts/compare.sh --first N --lib FILE: the bound's three runs (native, the models alone,
 # auto) with the library FILE on the xchg side, a copy of the build's under another name, which
 # the xchg run's verbose first line must name (an A/B of two builds depends on it); and the
-# --first CSV: its header and one line per collective at 1 B, each with positive sums.
-name="harness compare.sh --first 3 --lib (the library given, the first calls' sums)"
+# --first CSV: its header and one line per collective at 1 B, each with positive sums, a ratio
+# and, from two repetitions, a control.
+name="harness compare.sh --first 3 --lib (the library given, the first calls' sums, the control)"
 if begin_case "$name"; then
     cmp_dir=$LOGS/compare_first
     rm -rf "$cmp_dir"
     mkdir -p "$cmp_dir"
     cp "$LIB" "$cmp_dir/libxchg-copy.so"
-    run_logged "$log" "$root/scripts/compare.sh" --mpi "$MPI" -n 2 --repeat 1 --sizes 1 --first 3 \
+    run_logged "$log" "$root/scripts/compare.sh" --mpi "$MPI" -n 2 --repeat 2 --sizes 1 --first 3 \
         --lib "$cmp_dir/libxchg-copy.so" --env XCHG_VERBOSE=1 -o "$cmp_dir"
     rc=$?
     first_csv=$cmp_dir/$MPI-2ranks-first.csv
@@ -79,10 +80,10 @@ if begin_case "$name"; then
         why=$(rc_reason "$rc")
     elif ! grep -aq "library $cmp_dir/libxchg-copy.so\$" "$cmp_dir/$MPI-2ranks-runs/xchg-1.log"; then
         why="the xchg run did not preload the library of --lib: $(grep -a -m 1 '^xchg .* library ' "$cmp_dir/$MPI-2ranks-runs/xchg-1.log")"
-    elif [ "$(head -n 1 "$first_csv" 2>/dev/null)" != "mpi,ranks,collective,bytes,native_us,models_us,auto_us,ratio" ]; then
+    elif [ "$(head -n 1 "$first_csv" 2>/dev/null)" != "mpi,ranks,collective,bytes,native_us,models_us,auto_us,ratio,control" ]; then
         why="$first_csv has no header"
     else
-        why=$(awk -F, 'NR > 1 { n++; if (!($5 > 0 && $6 > 0 && $7 > 0 && $8 > 0)) { print "line " NR " has a sum that is not positive"; exit } }
+        why=$(awk -F, 'NR > 1 { n++; if (!($5 > 0 && $6 > 0 && $7 > 0 && $8 > 0 && $9 > 0)) { print "line " NR " has a sum, ratio or control that is not positive"; exit } }
                        END { if (n != 4) print n " cells, not 4" }' "$first_csv")
     fi
     if [ -z "$why" ]; then pass "$name" "$start"; else fail "$name" "$why" "$log"; fi
