@@ -64,7 +64,7 @@
 #define CHANNELS_MAX 16     /* channels a process holds: each costs the program a context id */
 #define SLOT_TRIES 6        /* agreements on a slot before a new channel is made instead */
 #define SLOT_WORDS (CHANNEL_SLOTS / 64)
-#define ORPHANS 8           /* learning domains kept from channels that went (35 KiB each) */
+#define ORPHANS 8 /* learning domains kept from channels that went (40 KiB each) */
 
 typedef struct xchg_channel {
     MPI_Comm comm;

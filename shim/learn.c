@@ -92,9 +92,11 @@ const xchg_shape_t *xchg_learn_shape(const xchg_ctx_t *ctx, int slot)
     return &ctx->shim->learning->shapes[slot];
 }
 
-static int shape_is(const xchg_shape_t *s, int coll, unsigned bucket, unsigned skew)
+/* A shape as one key, never 0 (xchg_learning_t.shape_keys): skew is at most 15, coll one of
+ * XCHG_NCOLLS. */
+static uint64_t shape_key(int coll, unsigned bucket, unsigned skew)
 {
-    return s->used && s->coll == coll && s->bucket == bucket && s->skew == skew;
+    return 1u | (uint64_t)coll << 1 | (uint64_t)skew << 8 | (uint64_t)bucket << 32;
 }
 
 /* Candidate c is algo with params. */
@@ -234,21 +236,22 @@ static int shape_for(const xchg_ctx_t *ctx, xchg_learning_t *dom, const xchg_cal
                      int source, const xchg_choice_t *decided, int *hint, xchg_ranking_t *r)
 {
     unsigned bucket = xchg_bucket(call->block_bytes), skew = xchg_skew_class(call);
+    uint64_t key = shape_key(call->coll, bucket, skew);
     xchg_lp_cand_t cand[XCHG_LP_MAX];
     xchg_shape_t *s;
     int ncand, first, tie;
 
-    if (*hint >= 0 && shape_is(&dom->shapes[*hint], call->coll, bucket, skew))
+    if (*hint >= 0 && dom->shape_keys[*hint] == key)
         return *hint;
     for (int i = 0; i < XCHG_SHAPES; i++)
-        if (shape_is(&dom->shapes[i], call->coll, bucket, skew))
+        if (dom->shape_keys[i] == key)
             return *hint = i;
     *hint = dom->next;
     dom->next = (dom->next + 1) % XCHG_SHAPES;
     dom->epoch++; /* a new shape (and perhaps an evicted one): memorised choices are void */
+    dom->shape_keys[*hint] = key;
     s = &dom->shapes[*hint];
     memset(s, 0, sizeof *s);
-    s->used = 1;
     s->coll = call->coll;
     s->bucket = bucket;
     s->skew = skew;

@@ -197,7 +197,7 @@ void xchg_shm_counts(int *made, int *adopted);
 
 /* select.c and learn.c */
 #define XCHG_DECISIONS 64 /* decisions cached per learning domain, of each of its two tables */
-#define XCHG_SHAPES 48    /* call shapes a learning domain keeps (624 bytes each) */
+#define XCHG_SHAPES 48    /* call shapes a learning domain keeps (632 bytes each) */
 
 /* Which level of the precedence decided. */
 enum { XCHG_FROM_FORCED, XCHG_FROM_TABLE, XCHG_FROM_CACHE, XCHG_FROM_MODEL, XCHG_FROM_FALLBACK };
@@ -217,7 +217,6 @@ typedef struct xchg_decision {
 /* One call shape being learned or learned (shim/learn.c): its policy state (pure,
  * tuning/learn_policy.h) and this rank's times of the current probe or watch. */
 typedef struct xchg_shape {
-    int used;
     int coll;
     unsigned bucket, skew;
     xchg_lp_t lp;
@@ -240,6 +239,10 @@ typedef struct xchg_learning {
     double agree_local; /* this rank's time in the domain's latest agreement (shim/learn.c) */
     double sync_local;  /* across machines: this rank's least time in the barriers that began
                            the timed calls since that agreement (0: none) */
+    /* each slot's shape as one key (shim/learn.c, shape_key; 0: free): a new shape's search
+     * reads these 384 bytes, not a line of every slot of the 30 KiB below, which a program's
+     * own data has mostly evicted from the cache by the time it makes a new shape */
+    uint64_t shape_keys[XCHG_SHAPES];
     xchg_shape_t shapes[XCHG_SHAPES];
     /* its contexts' cached decisions (select.c): [0] MPI_Alltoall's and MPI_Allgather's, [1]
      * MPI_Alltoallv's, which only alltoallv's selections insert and evict */
