@@ -25,6 +25,15 @@
  *      its id the largest of random proposals, slot 0;
  *   4. no channel (a rank at CHANNELS_MAX, or the duplicate failed anywhere: agreed): the
  *      context passes every call to the MPI library, which serves it as without xchg.
+ * Step 1's maximum goes through the world's board where there is one and the communicator has
+ * the world's processes (in any order): MPI_Init's warm-up on one node keeps a segment of its
+ * own (halves of 64 KiB, its first pages mapped) for it, and every rank writes its proposals
+ * there and reads all (algos/agree.c), one pass instead of an allreduce of a communicator the
+ * MPI library has not used yet. On the 2-core VM with MPICH at 2 ranks that allreduce took 3.3
+ * to 5.6 us (2.5 to 3.9 on a communicator it had used); through the board a new communicator's
+ * first call took 1.1 to 5.5 us less (docs/results.md, stop 71). The board's waits probe its
+ * channel, MPI_Init's, which stays until MPI_Finalize. No board under MPI_THREAD_MULTIPLE (two
+ * threads may attach two communicators at once) nor across nodes.
  * Every outcome is agreed, so every rank of the communicator ends on the same channel and slot,
  * or on pass-through. A channel goes when its last context goes (the user's MPI_Comm_free, which
  * every rank of the communicator makes, or MPI_Finalize), except one: the channel of the world's
@@ -32,9 +41,10 @@
  * duplicates MPI_COMM_WORLD for each task and frees it after a few calls pays one allreduce for
  * the channel of each duplicate, not a PMPI_Comm_dup, three allreduces and a PMPI_Comm_free
  * (2 ranks on 2 cores: 7.3 to 8.1 us of the 10.2 to 10.6 that such a first call of 256 B took
- * under MPICH, against 1.5 natively). Every rank of the world's group releases that channel at
- * the same communicator's MPI_Comm_free, so all keep it alike. It holds its context id while
- * no communicator uses it; it does not count against CHANNELS_MAX.
+ * under MPICH, against 1.5 natively); where there is a board (below), that is the board's
+ * channel, and another of the world's group goes like any. Every rank of the world's group
+ * releases that channel at the same communicator's MPI_Comm_free, so all keep it alike. It holds
+ * its context id while no communicator uses it; it does not count against CHANNELS_MAX.
  *
  * What its contexts learned outlives it: a program that makes and frees communicators of one
  * group again and again (a library's duplicate per plan, a harness's per test) learns once. The
@@ -95,6 +105,16 @@ typedef struct xchg_orphan {
 static xchg_orphan_t orphans[ORPHANS]; /* under lock; the oldest at the lowest index */
 static int norphans;
 static int closing; /* MPI_Finalize began: nothing more is kept */
+
+/* The world's board (file header): a context of all the world's processes on one node whose
+ * segment carries step 1's agreement for every communicator of those processes. Its channel is
+ * MPI_Init's, kept until MPI_Finalize (release), and its communicator is what the board's waits
+ * probe for progress. Not under MPI_THREAD_MULTIPLE, so no lock. */
+static struct {
+    xchg_ctx_t ctx;          /* ctx.shm NULL: no board */
+    xchg_channel_t *channel; /* the warm-up's channel, the world's */
+    int attached;            /* attachments through it, for XCHG_STATS */
+} board;
 
 /* Drop orphan i (lock held); its group and domain go to *group and *learning for freeing. */
 static void orphan_take(int i, MPI_Group *group, xchg_learning_t **learning)
@@ -245,7 +265,10 @@ static void release(xchg_channel_t *c)
     int last, keep = 0;
     pthread_mutex_lock(&lock);
     last = --c->refs == 0;
-    if (last && c->world && !closing && nidle == 0 && !xchg_config.thread_multiple) {
+    /* the board's channel is the one kept idle where there is a board (not under
+     * MPI_THREAD_MULTIPLE: no board there) */
+    if (last && !closing && !xchg_config.thread_multiple &&
+        (board.channel ? c == board.channel : c->world && nidle == 0)) {
         nidle++;
         last = 0;
     } else if (last) {
@@ -383,6 +406,58 @@ static void announce(int size, int made, const uint64_t *agreed)
     fflush(stderr);
 }
 
+/* Step 1's maximum of n values over comm's ranks: through the board where comm has the world's
+ * processes (in any order: every one of them takes part, at its world rank's place) and the
+ * board's half holds them all, else an allreduce of comm. Which of the two is the same on every
+ * rank: the board exists on all or none, and the group is comm's. XCHG_STRICT=1 (the tests)
+ * makes the allreduce too and fails the attachment where the two differ. */
+static int agree_proposals(MPI_Group group, const uint64_t *prop, uint64_t *agreed, int n,
+                           MPI_Comm comm)
+{
+    int same = MPI_UNEQUAL, rc;
+    uint64_t check[5 + XCHG_ATTACH_CARRIED];
+
+    if (!board.ctx.shm ||
+        (size_t)board.ctx.size * (size_t)n * sizeof *prop > board.ctx.shm->half_bytes ||
+        PMPI_Group_compare(group, board.channel->group, &same) != MPI_SUCCESS ||
+        same == MPI_UNEQUAL)
+        return PMPI_Allreduce(prop, agreed, n, MPI_UINT64_T, MPI_MAX, comm);
+    memcpy(agreed, prop, (size_t)n * sizeof *prop);
+    rc = xchg_agree_max(&board.ctx, agreed, n);
+    board.attached++;
+    if (rc != MPI_SUCCESS || !xchg_config.strict)
+        return rc;
+    rc = PMPI_Allreduce(prop, check, n, MPI_UINT64_T, MPI_MAX, comm);
+    if (rc == MPI_SUCCESS && memcmp(check, agreed, (size_t)n * sizeof *prop) != 0) {
+        fprintf(stderr,
+                "xchg: strict: the board's agreement differs from an allreduce's (world rank "
+                "%d of %d)\n",
+                board.ctx.rank, board.ctx.size);
+        rc = MPI_ERR_INTERN;
+    }
+    return rc;
+}
+
+void xchg_channel_board(xchg_ctx_t *warm)
+{
+    xchg_channel_t *c = warm->channel;
+    /* agreed on every rank: the warm-up's segment, its channel, whether that is the world's */
+    if (!warm->shm || !c || !c->world || warm->nnodes != 1 || xchg_config.thread_multiple ||
+        board.ctx.shm)
+        return;
+    board.channel = c;
+    board.ctx.comm = c->comm;
+    board.ctx.rank = board.ctx.local_rank = warm->rank;
+    board.ctx.size = board.ctx.local_size = warm->size;
+    board.ctx.nnodes = 1;
+    board.ctx.shm_yield = warm->shm_yield;
+    /* what an agreement through it touches, mapped now: else the first two attachments (one a
+     * half) each wait for the node's ranks' page faults, 6 to 12 us more in all on the 2-core
+     * VM than without a board */
+    xchg_shm_prefault(warm, (size_t)warm->size * (5 + XCHG_ATTACH_CARRIED) * sizeof(uint64_t), 0);
+    board.ctx.shm = xchg_shm_detach(warm);
+}
+
 int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm, uint64_t *carried, int ncarried)
 {
     xchg_channel_t *mine = NULL, *got = NULL;
@@ -404,7 +479,7 @@ int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm, uint64_t *carried, int n
     prop[3] = (uint64_t)(taken + 1);
     prop[4] = ~prop[3];
     memcpy(prop + 5, carried, (size_t)ncarried * sizeof *carried);
-    rc = PMPI_Allreduce(prop, agreed, 5 + ncarried, MPI_UINT64_T, MPI_MAX, comm);
+    rc = agree_proposals(group, prop, agreed, 5 + ncarried, comm);
     for (int i = 0; i < ncarried; i++)
         carried[i] = rc == MPI_SUCCESS ? agreed[5 + i] : 0;
     if (rc == MPI_SUCCESS && agreed[0] != 0 && agreed[0] == ~agreed[1] &&
@@ -455,12 +530,13 @@ void xchg_channel_detach(xchg_ctx_t *ctx)
     release(c);
 }
 
-int xchg_channel_count(int *made)
+int xchg_channel_count(int *made, int *boarded)
 {
     int n;
     pthread_mutex_lock(&lock);
     n = nchannels;
     *made = nmade;
+    *boarded = board.attached;
     pthread_mutex_unlock(&lock);
     return n;
 }
@@ -468,6 +544,9 @@ int xchg_channel_count(int *made)
 void xchg_channel_finalize(void)
 {
     xchg_channel_t *idle = NULL;
+    xchg_shm_drop(board.ctx.shm);
+    board.ctx.shm = NULL;
+    board.channel = NULL;
     pthread_mutex_lock(&lock);
     closing = 1;
     for (xchg_channel_t *c = channels; c && !idle; c = c->next)

@@ -137,13 +137,15 @@ int MPI_Finalize(void)
 {
     if (xchg_config.loaded && !xchg_config.disable) {
         if ((xchg_config.verbose || xchg_config.stats) && xchg_world_rank == 0) {
-            int made, adopted, held, channels_made;
+            int made, adopted, held, channels_made, boarded;
             xchg_shm_counts(&made, &adopted);
-            held = xchg_channel_count(&channels_made);
-            fprintf(stderr, "xchg: at MPI_Finalize this process holds %d private channels (one "
-                            "context id of the MPI library each) of %d it made; it made %d "
-                            "shared segments and took %d kept from freed communicators\n",
-                    held, channels_made, made, adopted);
+            held = xchg_channel_count(&channels_made, &boarded);
+            fprintf(stderr,
+                    "xchg: at MPI_Finalize this process holds %d private channels (one "
+                    "context id of the MPI library each) of %d it made; it made %d "
+                    "shared segments and took %d kept from freed communicators; %d "
+                    "communicators attached through the world's board\n",
+                    held, channels_made, made, adopted, boarded);
             fflush(stderr);
         }
         xchg_stats_report();

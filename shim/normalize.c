@@ -138,6 +138,9 @@ void xchg_warm_first_call(void)
     if (ctx && !ctx->passthrough) {
         uint64_t one = 1;
         double began;
+        /* a segment of the smallest halves for the board (shim/channel.c), then the pool's */
+        if (ctx->nnodes == 1 && ctx->shm_reserve && ctx->shm_reserve(ctx, 1) == MPI_SUCCESS)
+            xchg_channel_board(ctx);
         if (ctx->nnodes == 1 && ctx->shm_reserve &&
             ctx->shm_reserve(ctx, XCHG_SHM_DEFAULT) == MPI_SUCCESS) {
             /* agreed: every rank has it, or none */

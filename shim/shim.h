@@ -154,9 +154,15 @@ void xchg_ctx_finalize(void);   /* free the contexts of COMM_WORLD and COMM_SELF
 #define XCHG_ATTACH_CARRIED 8 /* ncarried, at most */
 int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm, uint64_t *carried, int ncarried);
 void xchg_channel_detach(xchg_ctx_t *ctx);
-int xchg_channel_count(int *made); /* channels this process holds; *made: made in all */
+/* Channels this process holds; *made: made in all; *boarded: attachments through the board. */
+int xchg_channel_count(int *made, int *boarded);
 /* MPI_Finalize: drop the learning kept from channels that went, and keep none from here on. */
 void xchg_channel_finalize(void);
+/* MPI_Init's warm-up context (a duplicate of MPI_COMM_WORLD on one node, with a segment of its
+ * own; not under MPI_THREAD_MULTIPLE): its segment becomes the board through which every later
+ * context of the world's processes attaches (shim/channel.c), and its channel stays until
+ * MPI_Finalize. Collective over MPI_COMM_WORLD; the board exists on every rank or on none. */
+void xchg_channel_board(xchg_ctx_t *warm);
 /* The learning domain of ctx's channel (made on first use, or adopted from an earlier channel of
  * the same group, and kept when the channel goes: shim/channel.c), or NULL. */
 struct xchg_learning *xchg_channel_learning(xchg_ctx_t *ctx);
@@ -192,6 +198,10 @@ void xchg_shm_take_offer(xchg_ctx_t *ctx, xchg_shm_t *offer, const uint64_t agre
 void xchg_shm_free(xchg_ctx_t *ctx);
 /* MPI_Finalize: the pool's segments are unmapped. */
 void xchg_shm_pool_drain(void);
+/* The context's segment taken out of it (ctx->shm NULL after; still counted against the
+ * process's bounds) for another owner, who unmaps it with xchg_shm_drop (NULL: nothing). */
+xchg_shm_t *xchg_shm_detach(xchg_ctx_t *ctx);
+void xchg_shm_drop(xchg_shm_t *shm);
 /* Segments this process made (growths included) and took from the pool, so far. */
 void xchg_shm_counts(int *made, int *adopted);
 

@@ -190,6 +190,19 @@ void xchg_shm_free(xchg_ctx_t *ctx)
     ctx->shm = NULL;
 }
 
+xchg_shm_t *xchg_shm_detach(xchg_ctx_t *ctx)
+{
+    xchg_shm_t *shm = ctx->shm;
+    ctx->shm = NULL;
+    return shm;
+}
+
+void xchg_shm_drop(xchg_shm_t *shm)
+{
+    if (shm)
+        shm_unmap(shm);
+}
+
 void xchg_shm_counts(int *made, int *adopted)
 {
     *made = __atomic_load_n(&made_count, __ATOMIC_RELAXED);

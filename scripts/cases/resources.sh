@@ -71,7 +71,9 @@ fi
 #  - the world's channel kept: bench/comm_cycle makes and frees 200 duplicates of MPI_COMM_WORLD
 #    with 3 calls of MPI_Alltoall each (every byte checked); the channel of the world's group
 #    stays idle between them (shim/channel.c), so rank 0 must have made one channel in all, as
-#    the verbose line at MPI_Finalize counts them (without the idle channel: 200).
+#    the verbose line at MPI_Finalize counts them (without the idle channel: 200); and on this
+#    one node each of the 400 duplicates must have attached through the world's board (the same
+#    line), not an allreduce of its own.
 comm_cycle_prog=$build_dir/bench/comm_cycle
 if [ -x "$comm_cycle_prog" ]; then
     name="resources comm_cycle p=2 (duplicates of the world share one channel over time)"
@@ -79,12 +81,15 @@ if [ -x "$comm_cycle_prog" ]; then
         preloaded "$log" 2 XCHG_VERBOSE=1 -- "$comm_cycle_prog" 200 3 16
         rc=$?
         made=$(sed -n 's/^xchg: at MPI_Finalize this process holds [0-9]* private channels .* of \([0-9]*\) it made;.*/\1/p' "$log")
+        boarded=$(sed -n "s/^xchg: at MPI_Finalize .*; \([0-9]*\) communicators attached through the world's board$/\1/p" "$log")
         if [ "$rc" -ne 0 ]; then
             why=$(rc_reason "$rc")
         elif ! grep -aq '^comm_cycle: 2 ranks, 200 communicators, .* 0 wrong bytes$' "$log"; then
             why="no 'comm_cycle: ... 0 wrong bytes' line"
         elif [ "${made:-x}" != 1 ]; then
             why="rank 0 made ${made:-no count of} channels for 400 duplicates of the world, expected 1"
+        elif ! [ "${boarded:-0}" -ge 400 ] 2>/dev/null; then
+            why="rank 0 attached ${boarded:-no count of} of 400 duplicates of the world through the board"
         else
             why=""
         fi
