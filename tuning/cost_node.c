@@ -209,6 +209,8 @@ double xchg_cost_node(const xchg_call_t *call, const xchg_machine_t *machine, xc
         int all = topo->nnodes > 1 ? topo->nnodes - 1 : 1;
         if (limit / (size_t)p == 0)
             return INFINITY;
+        if (params->nports <= 0 && topo->nnodes <= 1)
+            params->nports = 1; /* one node: no rounds to price (gather_time alike for any k) */
         if (params->nports <= 0)
             params->nports = worth(gather_time(call, machine, limit, all),
                                    gather_time(call, machine, limit, 1))
@@ -225,6 +227,14 @@ double xchg_cost_node(const xchg_call_t *call, const xchg_machine_t *machine, xc
     }
     if (xchg_node_windows(limit, topo->nnodes, header, SIZE_MAX, &w) != 0)
         return INFINITY;
+    if (topo->nnodes <= 1) {
+        /* one node: no leaders' messages (between), so leaders and ports change nothing, and
+         * the loop below would keep its first candidate; the ranking of a new call shape on one
+         * node priced eight exchange times for one (a fifth of its instructions at 2 ranks) */
+        params->leaders = given > 0 ? given : 1;
+        params->nports = params->nports > 0 ? params->nports : 1;
+        return exchange_time(call, machine, params->leaders, params->nports, &w, longest);
+    }
     for (int l = given > 0 ? given : 1; l <= most || l == given;
          l = l < most && 2 * l > most ? most : 2 * l) {
         double t = exchange_time(call, machine, l, ports_for(call, machine, l, &w, longest,
