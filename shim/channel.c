@@ -458,16 +458,13 @@ void xchg_channel_board(xchg_ctx_t *warm)
     board.ctx.shm = xchg_shm_detach(warm);
 }
 
-int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm, uint64_t *carried, int ncarried)
+int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm, MPI_Group group, uint64_t *carried,
+                        int ncarried)
 {
     xchg_channel_t *mine = NULL, *got = NULL;
-    MPI_Group group;
     uint64_t prop[5 + XCHG_ATTACH_CARRIED], agreed[5 + XCHG_ATTACH_CARRIED];
     int rc, slot = -1, taken = -1;
 
-    rc = PMPI_Comm_group(comm, &group);
-    if (rc != MPI_SUCCESS)
-        return rc;
     /* step 1: the proposals' least (as ~max of ~id) and largest, whether any rank is full, the
      * proposed slots' least and largest (slot + 1: 0 with no channel), and the carried values */
     mine = propose(group, &taken);
@@ -505,7 +502,6 @@ int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm, uint64_t *carried, int n
         if (xchg_config.verbose && ctx->rank == 0 && (ctx->size > 1 || !got))
             announce(ctx->size, got != NULL, agreed);
     }
-    PMPI_Group_free(&group);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!got) {

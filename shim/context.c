@@ -36,6 +36,7 @@ static int *world_machine; /* [world_size]: the node measured, before XCHG_NODES
 static int world_oversubscribed; /* ranks on this node exceed its processing units */
 static int world_node_pus;       /* processing units of all ranks on this node */
 static int world_ready;
+static MPI_Group world_group = MPI_GROUP_NULL; /* MPI_COMM_WORLD's, taken once at MPI_Init */
 
 static void ctx_free(xchg_ctx_t *ctx)
 {
@@ -170,6 +171,8 @@ void xchg_ctx_world_init(void)
         return;
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, ctx_delete, &ctx_keyval, NULL);
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    if (PMPI_Comm_group(MPI_COMM_WORLD, &world_group) != MPI_SUCCESS)
+        world_group = MPI_GROUP_NULL;
     world_node = malloc((size_t)world_size * sizeof *world_node);
     if (world_node &&
         measure_layout(MPI_COMM_WORLD, world_size, world_node, &world_node_pus,
@@ -280,7 +283,8 @@ static uint64_t members_of(const int *world_ranks, int size)
 }
 
 /* Node layout of a new context: from the world's layout when every rank is a world rank. */
-static int ctx_layout(xchg_ctx_t *ctx, MPI_Comm comm, int *over, int *shared, int *node_shared)
+static int ctx_layout(xchg_ctx_t *ctx, MPI_Comm comm, MPI_Group group, int *over, int *shared,
+                      int *node_shared)
 {
     int rc = MPI_SUCCESS, translated = 0;
     int *world_ranks = NULL, *ranks = NULL;
@@ -288,8 +292,7 @@ static int ctx_layout(xchg_ctx_t *ctx, MPI_Comm comm, int *over, int *shared, in
     ctx->node_of = malloc((size_t)ctx->size * sizeof(int));
     if (!ctx->node_of)
         return MPI_ERR_NO_MEM;
-    if (world_ready) {
-        MPI_Group group, world_group;
+    if (world_ready && world_group != MPI_GROUP_NULL) {
         world_ranks = malloc((size_t)ctx->size * sizeof(int));
         ranks = malloc((size_t)ctx->size * sizeof(int));
         if (!world_ranks || !ranks) {
@@ -298,11 +301,7 @@ static int ctx_layout(xchg_ctx_t *ctx, MPI_Comm comm, int *over, int *shared, in
         }
         for (int i = 0; i < ctx->size; i++)
             ranks[i] = i;
-        PMPI_Comm_group(comm, &group);
-        PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
         PMPI_Group_translate_ranks(group, ctx->size, ranks, world_group, world_ranks);
-        PMPI_Group_free(&group);
-        PMPI_Group_free(&world_group);
         translated = 1;
         for (int i = 0; i < ctx->size; i++)
             if (world_ranks[i] == MPI_UNDEFINED)
@@ -362,7 +361,8 @@ out:
 }
 
 /* The node layout, private duplicate, size, rank and waiting policy of a new context. The
- * allreduce that attaches it to its channel agrees what would cost the first call agreements of
+ * agreement that attaches it to its channel (shim/channel.c: an allreduce, or a pass through the
+ * world's board) agrees what would cost the first call agreements of
  * its own (carried[]): the segment that the pool keeps for its processes (shim/shm.c, the pool;
  * else at its first shm call) and the caller's early values (an alltoallv's statistics, else
  * agreed in a round of their own: about a call of 1 B on one node, start-ups between nodes
@@ -374,20 +374,27 @@ static int ctx_open(xchg_ctx_t *ctx, MPI_Comm comm, xchg_early_t *early)
      * has none */
     uint64_t carried[3 + XCHG_EARLY_VALS] = {0};
     xchg_shm_t *offer;
+    MPI_Group group;
 
     _Static_assert(3 + XCHG_EARLY_VALS <= XCHG_ATTACH_CARRIED, "the attach's carried values");
     ctx->user = comm;
     PMPI_Comm_size(comm, &ctx->size);
     PMPI_Comm_rank(comm, &ctx->rank);
-    rc = ctx_layout(ctx, comm, &over, &shared, &node_shared);
+    rc = PMPI_Comm_group(comm, &group); /* for the layout and the channel */
     if (rc != MPI_SUCCESS)
         return rc;
+    rc = ctx_layout(ctx, comm, group, &over, &shared, &node_shared);
+    if (rc != MPI_SUCCESS) {
+        PMPI_Group_free(&group);
+        return rc;
+    }
     offer = xchg_shm_offer(ctx, carried);
     given = early && early->fill && early->fill(early->arg, ctx->size, carried + 2);
     if (!given)
         memset(carried + 2, 0, XCHG_EARLY_VALS * sizeof *carried);
     carried[2 + XCHG_EARLY_VALS] = !given;
-    rc = xchg_channel_attach(ctx, comm, carried, 3 + XCHG_EARLY_VALS);
+    rc = xchg_channel_attach(ctx, comm, group, carried, 3 + XCHG_EARLY_VALS);
+    PMPI_Group_free(&group);
     if (early && rc == MPI_SUCCESS && !carried[2 + XCHG_EARLY_VALS]) {
         memcpy(early->vals, carried + 2, sizeof early->vals);
         early->agreed = 1;
@@ -484,6 +491,8 @@ void xchg_ctx_finalize(void)
             PMPI_Comm_delete_attr(comms[i], ctx_keyval);
     }
     PMPI_Comm_free_keyval(&ctx_keyval);
+    if (world_group != MPI_GROUP_NULL)
+        PMPI_Group_free(&world_group);
     xchg_shm_pool_drain();
     free(world_node);
     world_node = NULL;

@@ -147,12 +147,15 @@ static inline xchg_ctx_t *xchg_ctx_cached(MPI_Comm comm)
 void xchg_ctx_finalize(void);   /* free the contexts of COMM_WORLD and COMM_SELF */
 /* channel.c: attach a new context to a private channel for comm's group with a tag of its own
  * (collective over comm; every rank ends on the same channel and slot, or with ctx->passthrough
- * set when none can be had); detach it when the context goes. The allreduce that attaches it
- * also takes the element-wise maximum of carried[0 .. ncarried - 1] over the ranks (in: this
- * rank's; out: the maximum; 0 each where the allreduce failed), for what the context's first
- * call would agree otherwise (shim/context.c: the kept segment, an alltoallv's statistics). */
+ * set when none can be had); detach it when the context goes. group is comm's (the caller's,
+ * who frees it). The agreement that attaches it (an allreduce, or a pass through the world's
+ * board) also takes the element-wise maximum of carried[0 .. ncarried - 1] over the ranks (in:
+ * this rank's; out: the maximum; 0 each where the agreement failed), for what the context's
+ * first call would agree otherwise (shim/context.c: the kept segment, an alltoallv's
+ * statistics). */
 #define XCHG_ATTACH_CARRIED 8 /* ncarried, at most */
-int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm, uint64_t *carried, int ncarried);
+int xchg_channel_attach(xchg_ctx_t *ctx, MPI_Comm comm, MPI_Group group, uint64_t *carried,
+                        int ncarried);
 void xchg_channel_detach(xchg_ctx_t *ctx);
 /* Channels this process holds; *made: made in all; *boarded: attachments through the board. */
 int xchg_channel_count(int *made, int *boarded);
