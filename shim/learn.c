@@ -149,7 +149,7 @@ static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *
     xchg_choice_t d = *decided;
     const xchg_choice_t *ranked = r->ranked;
     int n = xchg_model_ranking(call, r), native = xchg_native_index(call->coll);
-    int ncand = 1, node = xchg_algo_find(call->coll, "node");
+    int ncand = 1, node;
     double best = 0.0, serial;
 
     cand[0] = (xchg_lp_cand_t){native, {0}, 0.0, 0.0, 0, 0, 0};
@@ -197,8 +197,10 @@ static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *
     }
     /* the node algorithm where start-ups between nodes are dear and no gap was measured
      * (xchg_lp_node_joins), its time unknown: without the gap the models' price leaves out
-     * what it saves */
-    for (int i = 0; i < n; i++) {
+     * what it saves; never on one node (the name's search, about 250 instructions, only
+     * across nodes) */
+    node = call->topo && call->topo->nnodes > 1 ? xchg_algo_find(call->coll, "node") : -1;
+    for (int i = 0; i < n && node >= 0; i++) {
         xchg_choice_t unpriced = ranked[i];
         if (ranked[i].algo != node)
             continue;

@@ -45,6 +45,7 @@
  * table loaded or dropped).
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,75 +99,85 @@ static int can_serve(int algo, const xchg_call_t *call, const xchg_params_t *par
     return xchg_algos[algo].applies(call, params, why);
 }
 
+/* Appends to the reason a decision gives (XCHG_VERBOSE's line); nothing where none was asked
+ * for (len 0: a call's decision without XCHG_VERBOSE formats no text). */
+__attribute__((format(printf, 3, 4))) static void because(char *reason, size_t len,
+                                                          const char *format, ...)
+{
+    va_list args;
+    size_t used;
+    if (len == 0)
+        return;
+    used = strlen(reason);
+    va_start(args, format);
+    vsnprintf(reason + used, len - used, format, args);
+    va_end(args);
+}
+
 /* forced > table > model, with the level that decided in *source (and the models' ranking,
- * when they decided, in *r). */
+ * when they decided, in *r); the reason in reason[0 .. len) when len > 0. */
 static int decide(const xchg_call_t *call, xchg_params_t *params, char *reason, size_t len,
                   int *source, xchg_ranking_t *r)
 {
     const char *why = "";
     int forced = xchg_config.forced[call->coll];
     const xchg_rule_t *rule;
-    size_t used;
 
-    reason[0] = '\0';
+    if (len > 0)
+        reason[0] = '\0';
     if (forced != XCHG_AUTO) {
         *params = xchg_config.forced_params[call->coll];
         if (can_serve(forced, call, params, &why)) {
             xchg_algos[forced].cost(call, &xchg_config.machine, params);
-            snprintf(reason, len, "forced");
+            because(reason, len, "forced");
             *source = XCHG_FROM_FORCED;
             return forced;
         }
-        snprintf(reason, len, "fallback: forced %s cannot serve this call: %s; ",
-                 xchg_algos[forced].name, why);
+        because(reason, len, "fallback: forced %s cannot serve this call: %s; ",
+                xchg_algos[forced].name, why);
     }
     rule = xchg_table_lookup(&xchg_config.table, call->coll, call->comm_size,
                              call->topo ? call->topo->nnodes : 1, xchg_size_key(call));
     if (rule) {
         const char *file = getenv("XCHG_TUNING");
-        used = strlen(reason);
         *params = rule->params;
         if (can_serve(rule->algo, call, params, &why)) {
             xchg_algos[rule->algo].cost(call, &xchg_config.machine, params);
-            snprintf(reason + used, len - used, "table %s:%d", file ? file : "?", rule->line);
+            because(reason, len, "table %s:%d", file ? file : "?", rule->line);
             *source = forced != XCHG_AUTO ? XCHG_FROM_FALLBACK : XCHG_FROM_TABLE;
             return rule->algo;
         }
-        snprintf(reason + used, len - used, "table %s:%d names %s, which cannot serve it: %s; ",
-                 file ? file : "?", rule->line, xchg_algos[rule->algo].name, why);
+        because(reason, len, "table %s:%d names %s, which cannot serve it: %s; ", file ? file : "?",
+                rule->line, xchg_algos[rule->algo].name, why);
     }
     rule = xchg_table_lookup(&xchg_config.cache, call->coll, call->comm_size,
                              call->topo ? call->topo->nnodes : 1, xchg_size_key(call));
     if (rule) {
-        used = strlen(reason);
         *params = rule->params;
         if (can_serve(rule->algo, call, params, &why)) {
             xchg_algos[rule->algo].cost(call, &xchg_config.machine, params);
-            snprintf(reason + used, len - used, "cache %s:%d", xchg_config.cache_path, rule->line);
+            because(reason, len, "cache %s:%d", xchg_config.cache_path, rule->line);
             *source = forced != XCHG_AUTO ? XCHG_FROM_FALLBACK : XCHG_FROM_CACHE;
             return rule->algo;
         }
-        snprintf(reason + used, len - used, "cache %s:%d names %s, which cannot serve it: %s; ",
-                 xchg_config.cache_path, rule->line, xchg_algos[rule->algo].name, why);
+        because(reason, len, "cache %s:%d names %s, which cannot serve it: %s; ",
+                xchg_config.cache_path, rule->line, xchg_algos[rule->algo].name, why);
     }
-    used = strlen(reason);
-    snprintf(reason + used, len - used, "model%s",
-             xchg_native_curve_find(xchg_config.machine.native, call->coll, call->comm_size)
-                 ? " (native measured)"
-                 : "");
+    if (len > 0)
+        because(reason, len, "model%s",
+                xchg_native_curve_find(xchg_config.machine.native, call->coll, call->comm_size)
+                    ? " (native measured)"
+                    : "");
     *source = forced != XCHG_AUTO ? XCHG_FROM_FALLBACK : XCHG_FROM_MODEL;
     return model_choice(call, params, r);
 }
 
 int xchg_decide(const xchg_call_t *call, xchg_params_t *params, char *reason, size_t len)
 {
-    char scratch[512];
     int source;
     xchg_ranking_t r;
     r.n = -1; /* not made yet (its array is not cleared: the ranking fills it) */
-    if (!reason || len == 0)
-        return decide(call, params, scratch, sizeof scratch, &source, &r);
-    return decide(call, params, reason, len, &source, &r);
+    return decide(call, params, reason, reason ? len : 0, &source, &r);
 }
 
 xchg_shim_state_t *xchg_shim_state(xchg_ctx_t *ctx)
@@ -208,6 +219,7 @@ static xchg_decision_t *cached_decision(xchg_ctx_t *ctx, const xchg_call_t *call
     xchg_decision_t *d, *decisions;
     int torus[3] = {0, 0, 0};
     char reason[512];
+    int say_it = xchg_config.verbose && ctx->rank == 0;
 
     if (!state)
         return NULL;
@@ -239,14 +251,15 @@ static xchg_decision_t *cached_decision(xchg_ctx_t *ctx, const xchg_call_t *call
     }
     d = &decisions[slot];
     memset(d, 0, sizeof *d);
-    d->algo = decide(call, &d->params, reason, sizeof reason, &d->source, r);
+    /* the reason's text only for XCHG_VERBOSE's line (about 500 instructions a new shape) */
+    d->algo = decide(call, &d->params, reason, say_it ? sizeof reason : 0, &d->source, r);
     d->gen = gen;
     d->coll = call->coll;
     d->key = key;
     d->skew = skew;
     memcpy(d->torus, torus, sizeof torus);
     d->shape = -1;
-    if (xchg_config.verbose && ctx->rank == 0)
+    if (say_it)
         say(call, d->algo, &d->params, reason);
     return d;
 }

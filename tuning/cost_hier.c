@@ -136,6 +136,11 @@ static double max2(double a, double b)
 static double hier_time(const xchg_factor_shape_t *s, int k, size_t b, const xchg_machine_t *intra)
 {
     double t = 0.0;
+    /* one node: one phase of one round, the node with itself, whose p - 1 sends are the whole
+     * time (phase_rounds' local; no regular round, no special one); the same value as the loop
+     * below, without its rounds (a new shape's ranking prices hier for every candidate k) */
+    if (s->nnodes == 1)
+        return round_part(s->phase_size[0] - 1, k, 1, 0, b, intra);
     for (int ph = 0; ph < s->nphases; ph++) {
         long d, regular, special, local;
         int nregular;
