@@ -43,7 +43,9 @@
 # run alike reads above 1 with no excess at all. The control column shows by how much: the same
 # ratio for a run that has no excess, the better side's (native or the models, by their medians)
 # run of the next repetition divided by the same lesser sum. Read a cell's ratio against its
-# control. Output: DIR/<mpi>-<N>ranks[-cluster]-first.csv, columns
+# control. A last line sums every cell's N calls per run and side (the medians over the
+# repetitions, and auto's over the lesser of the other two): a program's view, steadier than a
+# cell's; the bound stays per cell. Output: DIR/<mpi>-<N>ranks[-cluster]-first.csv, columns
 #     mpi,ranks,collective,bytes,native_us,models_us,auto_us,ratio,control
 # (collective alltoallv-skewed for the skewed counts; us: the sum of the N calls; control empty
 # with one repetition).
@@ -329,6 +331,35 @@ if [ "$first" -gt 0 ]; then
                 printf "control (no excess): geometric mean %.3f; worst cell %s: %.3f; cells over 1.10: %d\n",
                     exp(ctl_log / controls), ctl_cell, ctl_worst, ctl_over
         }' "$summary"
+    # the program's view: every cell's first calls of a run summed, per side, the median over
+    # the repetitions (a cell's sum is a few hundred microseconds, one slow stretch of the
+    # machine decides it; the whole run's is steadier); the bound itself is per cell, above
+    awk -v calls="$first" '
+        function median(list, count,    i, j, v, a) {
+            for (i = 1; i <= count; i++) a[i] = list[i]
+            for (i = 2; i <= count; i++)
+                for (j = i; j > 1 && a[j - 1] > a[j]; j--) { v = a[j]; a[j] = a[j - 1]; a[j - 1] = v }
+            return count % 2 ? a[(count + 1) / 2] : (a[count / 2] + a[count / 2 + 1]) / 2
+        }
+        FNR == 1 { split(FILENAME, path, "/"); name = path[length(path)]
+                   role = name; sub(/-[0-9]+\.log$/, "", role)
+                   rep = name; sub(/^[a-z]+-/, "", rep); sub(/\.log$/, "", rep) }
+        /^trace,short,/ && NF - 1 == calls {
+            for (i = 2; i <= NF; i++) run[role, rep] += $i
+            cells[role, rep]++
+        }
+        END {
+            for (k in run) { split(k, part, SUBSEP); reps[part[2]] = 1 }
+            for (r in reps)
+                if (cells["native", r] > 0 && cells["native", r] == cells["models", r] &&
+                    cells["native", r] == cells["xchg", r]) {
+                    c++; nat[c] = run["native", r]; mod[c] = run["models", r]; aut[c] = run["xchg", r]
+                }
+            if (c == 0) exit
+            n = median(nat, c); m = median(mod, c); a = median(aut, c)
+            printf "all cells together (each run'"'"'s sum over its cells, the median over %d runs): native %.1f, models %.1f, auto %.1f us; auto / min(native, models) %.3f\n",
+                c, n, m, a, a / (n < m ? n : m)
+        }' "$runs"/native-*.log "$runs"/models-*.log "$runs"/xchg-*.log
     echo
     echo "== compare: $summary (every run: $runs/)"
     exit 0

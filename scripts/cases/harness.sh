@@ -64,7 +64,7 @@ done
 # auto) with the library FILE on the xchg side, a copy of the build's under another name, which
 # the xchg run's verbose first line must name (an A/B of two builds depends on it); and the
 # --first CSV: its header and one line per collective at 1 B, each with positive sums, a ratio
-# and, from two repetitions, a control.
+# and, from two repetitions, a control; and the line that adds the cells of each run up.
 name="harness compare.sh --first 3 --lib (the library given, the first calls' sums, the control)"
 if begin_case "$name"; then
     cmp_dir=$LOGS/compare_first
@@ -82,6 +82,8 @@ if begin_case "$name"; then
         why="the xchg run did not preload the library of --lib: $(grep -a -m 1 '^xchg .* library ' "$cmp_dir/$MPI-2ranks-runs/xchg-1.log")"
     elif [ "$(head -n 1 "$first_csv" 2>/dev/null)" != "mpi,ranks,collective,bytes,native_us,models_us,auto_us,ratio,control" ]; then
         why="$first_csv has no header"
+    elif ! grep -aqE '^all cells together \(each run.s sum over its cells, the median over 2 runs\): native [0-9.]+, models [0-9.]+, auto [0-9.]+ us; auto / min\(native, models\) [0-9.]+$' "$log"; then
+        why="no 'all cells together (...): native N, models N, auto N us; auto / min(native, models) R' line for the 2 runs"
     else
         why=$(awk -F, 'NR > 1 { n++; if (!($5 > 0 && $6 > 0 && $7 > 0 && $8 > 0 && $9 > 0)) { print "line " NR " has a sum, ratio or control that is not positive"; exit } }
                        END { if (n != 4) print n " cells, not 4" }' "$first_csv")
