@@ -242,7 +242,12 @@ run_app() { # APP MPI
     esac
     echo "== $app, $mpi, $ranks ranks${cluster:+ on nodes $cluster at $rate}: ${program[*]}"
     for ((r = 1; r <= repeat; r++)); do
-        for side in native xchg; do
+        # odd repetitions native first, even ones xchg first: neither side always runs right
+        # after the other (a run's place in a fixed sequence moved per-call times on the 2-core
+        # VM: scripts/compare.sh)
+        local sides=(native xchg)
+        [ $((r % 2)) -eq 0 ] && sides=(xchg native)
+        for side in "${sides[@]}"; do
             log=$logs/$app-$mpi-$side-$r.log
             launch "$log" "$side" "$mpi" "${program[@]}" || failed "$log" "$app $side run $r failed"
             if [ "$app" = radix_sort ]; then figures=$(radix_figures "$log"); else figures=$(fft_figures "$log"); fi

@@ -109,8 +109,14 @@ echo "hpcc.sh: native:  ${native_launch[*]} hpcc"
 echo "hpcc.sh: xchg:    ${xchg_launch[*]} hpcc"
 for ((i = 1; i <= pairs; i++)); do
     echo "hpcc.sh: pair $i of $pairs"
-    run_hpcc "$work/native-$i" "${native_launch[@]}"
-    run_hpcc "$work/xchg-$i" "${xchg_launch[@]}"
+    # odd pairs native first, even ones xchg first (neither side always in one place)
+    if [ $((i % 2)) -eq 1 ]; then
+        run_hpcc "$work/native-$i" "${native_launch[@]}"
+        run_hpcc "$work/xchg-$i" "${xchg_launch[@]}"
+    else
+        run_hpcc "$work/xchg-$i" "${xchg_launch[@]}"
+        run_hpcc "$work/native-$i" "${native_launch[@]}"
+    fi
 done
 
 # The table: one column per mode, every run's figures.
