@@ -271,8 +271,10 @@ done
 
 if [ "$first" -gt 0 ]; then
     summary=$outdir/$base-first.csv
+    together=$outdir/$base-first-together.txt
+    rm -f "$together"
     # the trace lines of every run's log: trace,short,COLL,BYTES: t1 t2 ... (us)
-    awk -v mpi="$mpi" -v ranks="$ranks" -v calls="$first" '
+    awk -v mpi="$mpi" -v ranks="$ranks" -v calls="$first" -v together="$together" '
         function median(list, count,    i, j, v, a) {
             for (i = 1; i <= count; i++) a[i] = list[i]
             for (i = 2; i <= count; i++)
@@ -289,6 +291,8 @@ if [ "$first" -gt 0 ]; then
             for (i = 2; i <= NF; i++) sum += $i
             if (!(key in seen)) { seen[key] = 1; order[n++] = key }
             total[key, role, rep] = sum
+            run[role, rep] += sum
+            cells[role, rep]++
             reps[rep] = 1
         }
         function whole(k, r) {
@@ -316,6 +320,21 @@ if [ "$first" -gt 0 ]; then
                     median(mod, c), median(aut, c), median(ratio, c),
                     (c > 1 ? sprintf("%.4g", median(ctl, c)) : "")
             }
+            # the program view: every cell of a run summed, per side, the median over the runs
+            # that measured the same cells on all three sides (a cell sum is a few hundred
+            # microseconds that one slow stretch of the machine decides; the sum of a whole run
+            # is steadier); the bound itself is per cell, above
+            c = 0
+            for (r = 1; r <= last; r++)
+                if (cells["native", r] > 0 && cells["native", r] == cells["models", r] &&
+                    cells["native", r] == cells["xchg", r]) {
+                    c++; nat[c] = run["native", r]; mod[c] = run["models", r]; aut[c] = run["xchg", r]
+                }
+            if (c > 0) {
+                n_all = median(nat, c); m_all = median(mod, c); a_all = median(aut, c)
+                printf "all cells together (each run'"'"'s sum over its cells, the median over %d runs): native %.1f, models %.1f, auto %.1f us; auto / min(native, models) %.3f\n",
+                    c, n_all, m_all, a_all, a_all / (n_all < m_all ? n_all : m_all) >together
+            }
         }' "$runs"/native-*.log "$runs"/models-*.log "$runs"/xchg-*.log >"$summary"
     awk -F, -v calls="$first" '
         NR == 1 { printf "\nthe first %d calls of each cell, summed (us); ratio = auto / the lesser of native and models;\n", calls
@@ -337,35 +356,7 @@ if [ "$first" -gt 0 ]; then
                 printf "control (no excess): geometric mean %.3f; worst cell %s: %.3f; cells over 1.10: %d\n",
                     exp(ctl_log / controls), ctl_cell, ctl_worst, ctl_over
         }' "$summary"
-    # the program's view: every cell's first calls of a run summed, per side, the median over
-    # the repetitions (a cell's sum is a few hundred microseconds, one slow stretch of the
-    # machine decides it; the whole run's is steadier); the bound itself is per cell, above
-    awk -v calls="$first" '
-        function median(list, count,    i, j, v, a) {
-            for (i = 1; i <= count; i++) a[i] = list[i]
-            for (i = 2; i <= count; i++)
-                for (j = i; j > 1 && a[j - 1] > a[j]; j--) { v = a[j]; a[j] = a[j - 1]; a[j - 1] = v }
-            return count % 2 ? a[(count + 1) / 2] : (a[count / 2] + a[count / 2 + 1]) / 2
-        }
-        FNR == 1 { split(FILENAME, path, "/"); name = path[length(path)]
-                   role = name; sub(/-[0-9]+\.log$/, "", role)
-                   rep = name; sub(/^[a-z]+-/, "", rep); sub(/\.log$/, "", rep) }
-        /^trace,short,/ && NF - 1 == calls {
-            for (i = 2; i <= NF; i++) run[role, rep] += $i
-            cells[role, rep]++
-        }
-        END {
-            for (k in run) { split(k, part, SUBSEP); reps[part[2]] = 1 }
-            for (r in reps)
-                if (cells["native", r] > 0 && cells["native", r] == cells["models", r] &&
-                    cells["native", r] == cells["xchg", r]) {
-                    c++; nat[c] = run["native", r]; mod[c] = run["models", r]; aut[c] = run["xchg", r]
-                }
-            if (c == 0) exit
-            n = median(nat, c); m = median(mod, c); a = median(aut, c)
-            printf "all cells together (each run'"'"'s sum over its cells, the median over %d runs): native %.1f, models %.1f, auto %.1f us; auto / min(native, models) %.3f\n",
-                c, n, m, a, a / (n < m ? n : m)
-        }' "$runs"/native-*.log "$runs"/models-*.log "$runs"/xchg-*.log
+    [ -s "$together" ] && cat "$together"
     echo
     echo "== compare: $summary (every run: $runs/)"
     exit 0
