@@ -46,7 +46,8 @@
 # run of the next repetition divided by the same lesser sum. Read a cell's ratio against its
 # control. A last line sums every cell's N calls per run and side (the medians over the
 # repetitions, and auto's over the lesser of the other two): a program's view, steadier than a
-# cell's; the bound stays per cell. Output: DIR/<mpi>-<N>ranks[-cluster]-first.csv, columns
+# cell's; the bound stays per cell (the line also in DIR/<mpi>-<N>ranks[-cluster]-first-together.txt).
+# Output: DIR/<mpi>-<N>ranks[-cluster]-first.csv, columns
 #     mpi,ranks,collective,bytes,native_us,models_us,auto_us,ratio,control
 # (collective alltoallv-skewed for the skewed counts; us: the sum of the N calls; control empty
 # with one repetition).
