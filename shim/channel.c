@@ -311,7 +311,8 @@ static int agree_slot(xchg_channel_t *c, MPI_Comm comm)
         memcpy(bits, c->used, sizeof c->used);
         pthread_mutex_unlock(&lock);
         bits[SLOT_WORDS] = random64() % CHANNEL_SLOTS; /* the start, agreed by BOR: any bits */
-        if (PMPI_Allreduce(bits, all, SLOT_WORDS + 1, MPI_UINT64_T, MPI_BOR, comm) != MPI_SUCCESS)
+        if (xchg_own_allreduce(bits, all, SLOT_WORDS + 1, MPI_UINT64_T, MPI_BOR, comm) !=
+            MPI_SUCCESS)
             return -1;
         for (int i = 0; i < CHANNEL_SLOTS && slot < 0; i++) {
             int s = (int)((all[SLOT_WORDS] + (uint64_t)i) % CHANNEL_SLOTS);
@@ -321,7 +322,7 @@ static int agree_slot(xchg_channel_t *c, MPI_Comm comm)
         if (slot < 0)
             return -1; /* full on some rank: the same answer everywhere */
         mine = take_slot(c, slot);
-        if (PMPI_Allreduce(&mine, &every, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+        if (xchg_own_allreduce(&mine, &every, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
             every = 0;
         if (every)
             return slot;
@@ -359,14 +360,14 @@ static xchg_channel_t *create(MPI_Comm comm, MPI_Group group)
 
     PMPI_Comm_get_errhandler(comm, &user);
     PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    made = PMPI_Comm_dup(comm, &dup) == MPI_SUCCESS;
+    made = xchg_own_comm_dup(comm, &dup) == MPI_SUCCESS;
     PMPI_Comm_set_errhandler(comm, user);
     PMPI_Errhandler_free(&user);
     made = made && c != NULL;
-    if (PMPI_Allreduce(&made, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+    if (xchg_own_allreduce(&made, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
         all = 0;
     began = xchg_learn_clock();
-    if (all && PMPI_Allreduce(mine, agreed, 3, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+    if (all && xchg_own_allreduce(mine, agreed, 3, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
         all = 0;
     if (!all) {
         if (dup != MPI_COMM_NULL)
@@ -421,7 +422,7 @@ static int agree_proposals(MPI_Group group, const uint64_t *prop, uint64_t *agre
         (size_t)board.ctx.size * (size_t)n * sizeof *prop > board.ctx.shm->half_bytes ||
         PMPI_Group_compare(group, board.channel->group, &same) != MPI_SUCCESS ||
         same == MPI_UNEQUAL)
-        return PMPI_Allreduce(prop, agreed, n, MPI_UINT64_T, MPI_MAX, comm);
+        return xchg_own_allreduce(prop, agreed, n, MPI_UINT64_T, MPI_MAX, comm);
     memcpy(agreed, prop, (size_t)n * sizeof *prop);
     rc = xchg_agree_max(&board.ctx, agreed, n);
     board.attached++;

@@ -112,8 +112,8 @@ static int node_pus(MPI_Comm node_comm)
     all = malloc((size_t)nlocal * sizeof mine);
     if (!all)
         return 0;
-    if (PMPI_Allgather(mine, XCHG_CPUSET_WORDS, MPI_UNSIGNED_LONG, all, XCHG_CPUSET_WORDS,
-                       MPI_UNSIGNED_LONG, node_comm) == MPI_SUCCESS) {
+    if (xchg_own_allgather(mine, XCHG_CPUSET_WORDS, MPI_UNSIGNED_LONG, all, node_comm) ==
+        MPI_SUCCESS) {
         for (int w = 0; w < XCHG_CPUSET_WORDS; w++) {
             unsigned long u = 0;
             for (int i = 0; i < nlocal; i++)
@@ -151,7 +151,7 @@ static int measure_layout(MPI_Comm comm, int size, int *node_of, int *pus, int *
         *over = *pus > 0 && nlocal > *pus;
     }
     PMPI_Comm_free(&node_comm);
-    rc = PMPI_Allgather(&lowest, 1, MPI_INT, node_of, 1, MPI_INT, comm);
+    rc = xchg_own_allgather(&lowest, 1, MPI_INT, node_of, comm);
     if (rc != MPI_SUCCESS)
         return rc;
     /* renumber leaders 0, 1, ... in order of first appearance */
@@ -467,6 +467,14 @@ xchg_ctx_t *xchg_ctx_get(MPI_Comm comm, int *rc, xchg_early_t *early)
         return NULL;
     }
     return ctx;
+}
+
+int xchg_world_oversubscribed(int *over)
+{
+    if (!world_ready)
+        return -1;
+    *over = world_oversubscribed;
+    return 0;
 }
 
 int xchg_world_layout(const int **node_of, int *size)

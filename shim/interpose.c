@@ -92,7 +92,7 @@ static void machine_setup(void)
 static void agree_thread_level(void)
 {
     int multiple = xchg_config.thread_multiple, any = multiple;
-    if (PMPI_Allreduce(&multiple, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) == MPI_SUCCESS)
+    if (xchg_own_allreduce(&multiple, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) == MPI_SUCCESS)
         xchg_config.thread_multiple = any;
 }
 

@@ -130,7 +130,7 @@ void xchg_warm_first_call(void)
 
     /* thread_multiple is agreed by every process at MPI_Init (shim/interpose.c) */
     if (xchg_world_layout(&node_of, &size) != 0 || size < 2 || xchg_config.thread_multiple ||
-        PMPI_Comm_dup(MPI_COMM_WORLD, &dup) != MPI_SUCCESS)
+        xchg_own_comm_dup(MPI_COMM_WORLD, &dup) != MPI_SUCCESS)
         return;
     xchg_config.verbose = 0;
     touch_heap();

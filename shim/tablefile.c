@@ -28,7 +28,7 @@ char *xchg_share_text(char *text, int *failed)
 
     *failed = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (PMPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS || len <= 0) {
+    if (xchg_own_bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS || len <= 0) {
         free(text);
         return NULL;
     }
@@ -37,10 +37,11 @@ char *xchg_share_text(char *text, int *failed)
     have = text != NULL;
     for (long at = 0; at < len; at += SHARE_PIECE) {
         int n = len - at < SHARE_PIECE ? (int)(len - at) : SHARE_PIECE;
-        have &=
-            PMPI_Bcast(text ? text + at : discard, n, MPI_CHAR, 0, MPI_COMM_WORLD) == MPI_SUCCESS;
+        have &= xchg_own_bcast(text ? text + at : discard, n, MPI_CHAR, 0, MPI_COMM_WORLD) ==
+                MPI_SUCCESS;
     }
-    if (PMPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS || !all) {
+    if (xchg_own_allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        !all) {
         *failed = 1;
         free(text);
         return NULL;
