@@ -46,6 +46,9 @@
 #    leave every such call to native from the first one (each "xchg: decide ... block=0" line
 #    names native: the xchg algorithms still synchronise where native ends at once), and no
 #    buffer byte may change.
+#  - empty_calls at 4 ranks with XCHG_LEARN=0: where the node has fewer processing units than 4
+#    and the MPI library's waits poll (MPICH), native's calls are not timed at MPI_Init ("xchg:
+#    native calls not timed: ..." and no line of their times); elsewhere no such line.
 
 learn_prog=$TESTS/learn_check
 
@@ -271,6 +274,25 @@ if [ -x "$TESTS/empty_calls" ]; then
             report_launch "$name" "$start" "$log"
         fi
     done
+    name="empty_calls p=4 XCHG_LEARN=0: native's calls not timed where the node is oversubscribed and MPI's waits poll"
+    if begin_case "$name"; then
+        preloaded "$log" 4 XCHG_VERBOSE=1 XCHG_LEARN=0 XCHG_CACHE=0 -- "$TESTS/empty_calls"
+        check_launch $? "$log" empty_calls
+        skipped='^xchg: native calls not timed: the node runs more ranks than it has processing units, and the MPI library.s waits poll$'
+        if [ "$outcome" = pass ] && [ "$MPI" = mpich ] && [ "$NPROC" -lt 4 ]; then
+            if ! grep -aqE "$skipped" "$log"; then
+                outcome=fail
+                why="4 ranks on $NPROC processing units under MPICH: no 'xchg: native calls not timed: ...' line"
+            elif grep -aq '^xchg: native calls of 1 B' "$log"; then
+                outcome=fail
+                why="native's calls timed on an oversubscribed node under MPICH: $(grep -a '^xchg: native calls of 1 B' "$log" | head -n 1)"
+            fi
+        elif [ "$outcome" = pass ] && grep -aqE "$skipped" "$log"; then
+            outcome=fail
+            why="native's calls not timed, though $([ "$MPI" = mpich ] && echo "the node has $NPROC processing units for 4 ranks" || echo "Open MPI's waits yield (mpi_yield_when_idle)")"
+        fi
+        report_launch "$name" "$start" "$log"
+    fi
 else
     fail "empty_calls" "$TESTS/empty_calls is not built"
 fi
