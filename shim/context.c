@@ -179,6 +179,8 @@ void xchg_ctx_world_init(void)
                        &world_oversubscribed) ==
             MPI_SUCCESS)
         world_ready = 1;
+    if (world_ready)
+        xchg_own_node_oversubscribed(world_oversubscribed);
     world_machine = malloc((size_t)world_size * sizeof *world_machine);
     if (world_ready && world_machine)
         memcpy(world_machine, world_node, (size_t)world_size * sizeof *world_machine);

@@ -25,15 +25,23 @@
     100000 /* then sleep this long between tests: a longer wait is a peer's work                   \
               (calibration), which the waiting ranks' yields would slow */
 
+/* Whether this rank's node runs more ranks than they have processing units: -1 until the world's
+ * layout is measured (shim/context.c says it then). */
+static int node_oversubscribed = -1;
+
+void xchg_own_node_oversubscribed(int over)
+{
+    node_oversubscribed = over;
+}
+
 /* The rank's setup wait (the header): 1 to yield. */
 static int setup_yields(void)
 {
-    int over;
     if (xchg_config.wait == 1 || xchg_config.mpi_yields)
         return 0;
     if (xchg_config.wait == 2)
         return 1;
-    return xchg_world_oversubscribed(&over) != 0 || over;
+    return node_oversubscribed != 0;
 }
 
 static int finish(int rc, MPI_Request *req)

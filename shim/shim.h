@@ -102,6 +102,9 @@ int xchg_own_allgather(const void *send, int count, MPI_Datatype type, void *rec
 int xchg_own_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
 int xchg_own_barrier(MPI_Comm comm);
 int xchg_own_comm_dup(MPI_Comm comm, MPI_Comm *dup);
+/* The world's layout is measured: over says whether this rank's node is oversubscribed (until
+ * then the setup wait takes it to be). */
+void xchg_own_node_oversubscribed(int over);
 /* cache.c (the per-user cache of tables): read the table of this machine and layout into
  * xchg_config.cache (collective over MPI_COMM_WORLD, from MPI_Init; node_sizes: ranks of each
  * node in node order); 1 when it has a machine line. Store what this run measured and learned
