@@ -25,24 +25,30 @@
 sim_bin="$BUILD/xchg-sim"
 sim_list="$LOGS/sim-runs.$$" # the runs of the case at hand (per suite: suites may overlap)
 
-# sim_runs NAME LOG: run the lines of $sim_list (arguments of xchg-sim, one run a line) and
-# pass or fail the case (a file, not a pipe: pass and fail count in this shell).
+# sim_runs NAME LOG: run the lines of $sim_list (arguments of xchg-sim, one run a line) in
+# $NPROC shards at once (the runs are independent and use no MPI), and pass or fail the case
+# (files, not pipes: pass and fail count in this shell).
 sim_runs() {
-    local name=$1 log=$2 n=0 bad=0 line rc
+    local name=$1 log=$2 n bad shard pids=()
     : >"$log"
-    while read -r line; do
-        [ -n "$line" ] || continue
-        n=$((n + 1))
-        # shellcheck disable=SC2086
-        timeout 120 "$sim_bin" $line --csv >>"$log" 2>&1
-        rc=$?
-        if [ $rc -ne 0 ]; then
-            bad=$((bad + 1))
-            [ $bad -le 3 ] && echo "failed: xchg-sim $line (exit status $rc; 124: over 120 s, above 128: signal)" >>"$log"
-        fi
-    done <"$sim_list"
-    rm -f "$sim_list"
-    if [ $bad -eq 0 ]; then
+    n=$(grep -c . "$sim_list")
+    for ((shard = 0; shard < NPROC; shard++)); do
+        awk -v shard="$shard" -v shards="$NPROC" 'NF && (NR - 1) % shards == shard' "$sim_list" |
+            while read -r line; do
+                # shellcheck disable=SC2086
+                timeout 120 "$sim_bin" $line --csv >>"$log.$shard" 2>&1 ||
+                    echo "failed: xchg-sim $line (exit status $?; 124: over 120 s, above 128: signal)" >>"$log.$shard.bad"
+            done &
+        pids+=($!)
+    done
+    wait "${pids[@]}"
+    bad=$(cat "$log".*.bad 2>/dev/null | wc -l)
+    cat "$log".*.bad 2>/dev/null | head -n 3 >>"$log"
+    for ((shard = 0; shard < NPROC; shard++)); do
+        cat "$log.$shard" >>"$log" 2>/dev/null
+    done
+    rm -f "$sim_list" "$log".*
+    if [ "$bad" -eq 0 ]; then
         pass "$name ($n runs)" "$start"
     else
         fail "$name" "$bad of $n runs failed" "$log"
