@@ -4,9 +4,10 @@
 # UndefinedBehaviorSanitizer and libFuzzer's coverage (every finding aborts), each harness
 # linked against it.
 #
-#   make fuzz            build, then run each harness FUZZ_QUICK_SECONDS (default 8) over its
-#                        committed corpus (tests/fuzz/corpus/NAME, read only: new inputs go
-#                        to build/fuzz/work/NAME); fails on any crash, sanitizer finding,
+#   make fuzz            build, then run each harness FUZZ_QUICK_SECONDS (default 8), FUZZ_JOBS
+#                        (default: the processing units) at once, over its committed corpus
+#                        (tests/fuzz/corpus/NAME, read only: new inputs go to
+#                        build/fuzz/work/NAME); fails on any crash, sanitizer finding,
 #                        broken check, timeout (FUZZ_TIMEOUT seconds for one input) or
 #                        out-of-memory (FUZZ_RSS_MB)
 #   make fuzz-long FUZZ_SECONDS=N   the campaign: each harness N seconds (default 600), one
@@ -27,6 +28,7 @@ FUZZ_COV ?= $(shell command -v llvm-cov-14 >/dev/null 2>&1 && echo llvm-cov-14 |
 FUZZ_ALL := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ ?= $(FUZZ_ALL)
 FUZZ_QUICK_SECONDS ?= 8
+FUZZ_JOBS ?= $(shell nproc) # make fuzz: harnesses built and run at once (each its own seconds)
 FUZZ_SECONDS ?= 600
 FUZZ_TIMEOUT ?= 5
 FUZZ_RSS_MB ?= 2048
@@ -76,7 +78,7 @@ fuzz_install = missing=""; for p in $(1); do \
 	  $$sudo apt-get install -y -qq --no-install-recommends $$missing </dev/null; fi
 
 fuzz-build: fuzz-deps
-	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+	@$(MAKE) --no-print-directory -j$(FUZZ_JOBS) $(FUZZ_BINS)
 
 $(FUZZ_NOMPI):
 	@mkdir -p $(dir $@)
@@ -96,15 +98,18 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libxchgcore-fuzz.a $(FUZZ_HE
 
 # The short run: every harness over its committed corpus, new inputs into a scratch folder.
 fuzz: fuzz-build
-	@for h in $(FUZZ); do \
-	  rm -rf $(FUZZ_DIR)/work/$$h && mkdir -p $(FUZZ_DIR)/work/$$h $(FUZZ_DIR)/artifacts && \
-	  echo "fuzz: $$h, $(FUZZ_QUICK_SECONDS) s" && \
-	  $(FUZZ_DIR)/fuzz_$$h $(FUZZ_OPTS) -max_total_time=$(FUZZ_QUICK_SECONDS) \
-	    -artifact_prefix=$(FUZZ_DIR)/artifacts/$$h- $(FUZZ_DIR)/work/$$h tests/fuzz/corpus/$$h \
-	    >$(FUZZ_DIR)/work/$$h.log 2>&1 || \
-	  { tail -n 40 $(FUZZ_DIR)/work/$$h.log; echo "fuzz: $$h FAILED (log: $(FUZZ_DIR)/work/$$h.log)"; exit 1; }; \
-	  grep -E '^stat::number_of_executed_units|^Done' $(FUZZ_DIR)/work/$$h.log | tr '\n' ' '; echo; \
-	done
+	@$(MAKE) --no-print-directory --output-sync=target -j$(FUZZ_JOBS) $(addprefix fuzz-run-,$(FUZZ))
+
+# one harness's run of `make fuzz` (FUZZ_JOBS of them at once, each on a processing unit)
+fuzz-run-%:
+	@h=$*; \
+	rm -rf $(FUZZ_DIR)/work/$$h && mkdir -p $(FUZZ_DIR)/work/$$h $(FUZZ_DIR)/artifacts && \
+	echo "fuzz: $$h, $(FUZZ_QUICK_SECONDS) s" && \
+	$(FUZZ_DIR)/fuzz_$$h $(FUZZ_OPTS) -max_total_time=$(FUZZ_QUICK_SECONDS) \
+	  -artifact_prefix=$(FUZZ_DIR)/artifacts/$$h- $(FUZZ_DIR)/work/$$h tests/fuzz/corpus/$$h \
+	  >$(FUZZ_DIR)/work/$$h.log 2>&1 || \
+	{ tail -n 40 $(FUZZ_DIR)/work/$$h.log; echo "fuzz: $$h FAILED (log: $(FUZZ_DIR)/work/$$h.log)"; exit 1; }; \
+	grep -E '^stat::number_of_executed_units|^Done' $(FUZZ_DIR)/work/$$h.log | tr '\n' ' '; echo
 
 # The campaign: one harness after another, nice'd, its corpus kept in build/fuzz/corpus/NAME.
 fuzz-long: fuzz-build
