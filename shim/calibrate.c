@@ -443,14 +443,14 @@ double xchg_calibrate_native(int world_size, xchg_machine_t *machine)
     /* what keeps a rank from measuring: no memory for its buffers, or an MPI library whose
      * waits poll on an oversubscribed node (every call would wait for time slices and read
      * above the bound) */
-    int over = 0, stop[2] = {0, 0}, any[2] = {1, 1}, measured = 0, rank;
+    int stop[2] = {!(send && counts), xchg_own_mpi_waits_starve()}, any[2] = {1, 1};
+    int measured = 0, rank;
 
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    stop[0] = !(send && counts);
-    stop[1] = xchg_world_oversubscribed(&over) == 0 && over && !xchg_config.mpi_yields;
     /* every rank makes the calls or none does */
-    if (xchg_own_allreduce(stop, any, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD) == MPI_SUCCESS &&
-        any[1] && xchg_config.verbose && rank == 0)
+    if (xchg_own_allreduce(stop, any, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+        any[0] = any[1] = 1;
+    else if (any[1] && xchg_config.verbose && rank == 0)
         fprintf(stderr, "xchg: native calls not timed: the node runs more ranks than it has "
                         "processing units, and the MPI library's waits poll\n");
     if (!any[0] && !any[1]) {

@@ -471,14 +471,6 @@ xchg_ctx_t *xchg_ctx_get(MPI_Comm comm, int *rc, xchg_early_t *early)
     return ctx;
 }
 
-int xchg_world_oversubscribed(int *over)
-{
-    if (!world_ready)
-        return -1;
-    *over = world_oversubscribed;
-    return 0;
-}
-
 int xchg_world_layout(const int **node_of, int *size)
 {
     if (!world_ready)

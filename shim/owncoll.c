@@ -7,8 +7,8 @@
  *  - spin (PMPI_Wait) where the MPI library's own blocking wait yields the core (Open MPI with
  *    mpi_yield_when_idle), where XCHG_WAIT=spin, or where the world's node is known to have a
  *    processing unit for each of its ranks;
- *  - yield (PMPI_Test, then sched_yield, until done) elsewhere: on an oversubscribed node, and
- *    at MPI_Init before the layout is measured.
+ *  - yield elsewhere (on an oversubscribed node, and at MPI_Init before the layout is
+ *    measured): PMPI_Test and sched_yield for YIELD_S, then PMPI_Test every NAP_NS.
  * A library whose blocking wait polls (MPICH) keeps every waiting rank on a core, so on an
  * oversubscribed node each collective waits for time slices: MPICH 4.0.2 at 8 ranks on 2
  * cores took 25 to 48 ms for a barrier, an allreduce or a duplicate, and 0.1 to 0.6 ms for the
@@ -20,10 +20,11 @@
 
 #include "shim.h"
 
-#define YIELD_S 1e-3 /* yield for this long: the collective itself takes 0.1 to 0.6 ms */
-#define NAP_NS                                                                                     \
-    100000 /* then sleep this long between tests: a longer wait is a peer's work                   \
-              (calibration), which the waiting ranks' yields would slow */
+/* yield for this long: the collective itself takes 0.1 to 0.6 ms */
+#define YIELD_S 1e-3
+/* then sleep this long between tests: a longer wait is a peer's work (the calibration's
+ * ping-pong), which the waiting ranks' yields would slow */
+#define NAP_NS 100000
 
 /* Whether this rank's node runs more ranks than they have processing units: -1 until the world's
  * layout is measured (shim/context.c says it then). */
@@ -32,6 +33,11 @@ static int node_oversubscribed = -1;
 void xchg_own_node_oversubscribed(int over)
 {
     node_oversubscribed = over;
+}
+
+int xchg_own_mpi_waits_starve(void)
+{
+    return node_oversubscribed == 1 && !xchg_config.mpi_yields;
 }
 
 /* The rank's setup wait (the header): 1 to yield. */
@@ -82,12 +88,6 @@ int xchg_own_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm c
 {
     MPI_Request req;
     return finish(PMPI_Ibcast(buf, count, type, root, comm, &req), &req);
-}
-
-int xchg_own_barrier(MPI_Comm comm)
-{
-    MPI_Request req;
-    return finish(PMPI_Ibarrier(comm, &req), &req);
 }
 
 int xchg_own_comm_dup(MPI_Comm comm, MPI_Comm *dup)

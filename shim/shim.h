@@ -90,9 +90,6 @@ void xchg_ctx_world_init(void); /* node layout of MPI_COMM_WORLD, once, from MPI
 /* The world's layout (node of every world rank, nodes numbered by their lowest rank; emulated
  * by XCHG_NODES when set): 0, or -1 before xchg_ctx_world_init measured it. */
 int xchg_world_layout(const int **node_of, int *size);
-/* Whether the world's node runs more ranks than they have processing units (*over): 0, or -1
- * before xchg_ctx_world_init measured it. */
-int xchg_world_oversubscribed(int *over);
 /* owncoll.c: xchg's own collectives outside a program's calls (MPI_Init, a new channel), each
  * the MPI library's nonblocking one waited for by test and yield where its blocking wait would
  * poll on an oversubscribed node; each returns what the MPI library returned. */
@@ -100,11 +97,13 @@ int xchg_own_allreduce(const void *send, void *recv, int count, MPI_Datatype typ
                        MPI_Comm comm);
 int xchg_own_allgather(const void *send, int count, MPI_Datatype type, void *recv, MPI_Comm comm);
 int xchg_own_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
-int xchg_own_barrier(MPI_Comm comm);
 int xchg_own_comm_dup(MPI_Comm comm, MPI_Comm *dup);
 /* The world's layout is measured: over says whether this rank's node is oversubscribed (until
  * then the setup wait takes it to be). */
 void xchg_own_node_oversubscribed(int over);
+/* 1 when the MPI library's blocking waits poll (not Open MPI with mpi_yield_when_idle) and this
+ * rank's node is known to run more ranks than processing units: each waiting rank keeps a core. */
+int xchg_own_mpi_waits_starve(void);
 /* cache.c (the per-user cache of tables): read the table of this machine and layout into
  * xchg_config.cache (collective over MPI_COMM_WORLD, from MPI_Init; node_sizes: ranks of each
  * node in node order); 1 when it has a machine line. Store what this run measured and learned
