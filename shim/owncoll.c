@@ -4,11 +4,12 @@
  * communicator gets its private channel (its duplicate and the agreements on it).
  *
  * Each is the MPI library's nonblocking collective, waited for by the rank's setup wait:
- *  - spin (PMPI_Wait) where the MPI library's own blocking wait yields the core (Open MPI with
- *    mpi_yield_when_idle), where XCHG_WAIT=spin, or where the world's node is known to have a
- *    processing unit for each of its ranks;
- *  - yield elsewhere (on an oversubscribed node, and at MPI_Init before the layout is
- *    measured): PMPI_Test and sched_yield for YIELD_S, then PMPI_Test every NAP_NS.
+ *  - spin (PMPI_Wait) under XCHG_WAIT=spin; by default also where the MPI library's own blocking
+ *    wait yields the core (Open MPI with mpi_yield_when_idle) or where the world's node is known
+ *    to have a processing unit for each of its ranks;
+ *  - yield under XCHG_WAIT=yield, and by default elsewhere (on an oversubscribed node, and at
+ *    MPI_Init before the layout is measured): PMPI_Test and sched_yield for YIELD_S, then
+ *    PMPI_Test every NAP_NS.
  * A library whose blocking wait polls (MPICH) keeps every waiting rank on a core, so on an
  * oversubscribed node each collective waits for time slices: MPICH 4.0.2 at 8 ranks on 2
  * cores took 25 to 48 ms for a barrier, an allreduce or a duplicate, and 0.1 to 0.6 ms for the
@@ -43,11 +44,9 @@ int xchg_own_mpi_waits_starve(void)
 /* The rank's setup wait (the header): 1 to yield. */
 static int setup_yields(void)
 {
-    if (xchg_config.wait == 1 || xchg_config.mpi_yields)
-        return 0;
-    if (xchg_config.wait == 2)
-        return 1;
-    return node_oversubscribed != 0;
+    if (xchg_config.wait != 0) /* XCHG_WAIT: 1 spin, 2 yield */
+        return xchg_config.wait == 2;
+    return !xchg_config.mpi_yields && node_oversubscribed != 0;
 }
 
 static int finish(int rc, MPI_Request *req)
