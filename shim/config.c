@@ -18,6 +18,9 @@
  *   XCHG_TEST_DESCHEDULED=1        testing knob: the calibration at MPI_Init discards its first
  *                                  measurement of each pair and reads native's calls of 1 B as
  *                                  a descheduled rank's (shim/calibrate.c)
+ *   XCHG_TEST_NO_NODE_KEY=1        testing knob: rank 1 reads as if it could not read its node
+ *                                  key, so the layout comes from MPI_Comm_split_type
+ *                                  (shim/context.c)
  *   XCHG_NODES=3,1,2               testing knob: the first 3 ranks of MPI_COMM_WORLD are one
  *                                  node, the next 1 another, ...; must add up to the job's size
  *   XCHG_TORUS=RxC | P             the torus (P: ring) that flat communicators of R C ranks form,
@@ -234,6 +237,7 @@ static void config_load(int shared)
     xchg_config.test_drift = read_flag("XCHG_TEST_DRIFT");
     xchg_config.test_probe_all = read_flag("XCHG_TEST_PROBE_ALL");
     xchg_config.test_descheduled = read_flag("XCHG_TEST_DESCHEDULED");
+    xchg_config.test_no_node_key = read_flag("XCHG_TEST_NO_NODE_KEY");
     xchg_config.shm_bytes = read_shm_bytes();
     if (initialized)
         read_nodes();

@@ -12,18 +12,21 @@
  *     give processing units, unless XCHG_WAIT says otherwise);
  *   - scratch buffers and a request array, reused across calls.
  *
- * The node layout is measured once for MPI_COMM_WORLD at MPI_Init (MPI_Comm_split_type with
- * MPI_COMM_TYPE_SHARED, one allgather of every rank's affinity mask on the node, one allgather
- * of node leaders over the world). A later communicator translates its group to world ranks and
+ * The node layout is measured once for MPI_COMM_WORLD at MPI_Init: one nonblocking allgather
+ * of every rank's node key (boot id, host name and /dev/shm: node_key) and
+ * affinity mask; where a rank cannot read its key, MPI_Comm_split_type with
+ * MPI_COMM_TYPE_SHARED instead. A later communicator translates its group to world ranks and
  * needs no communication beyond its duplicate; only a communicator with ranks outside
- * MPI_COMM_WORLD (dynamic processes) measures its own layout with MPI_Comm_split_type.
+ * MPI_COMM_WORLD (dynamic processes) measures its own layout the same way.
  */
-#define _GNU_SOURCE /* sched_getaffinity */
+#define _GNU_SOURCE /* sched_getaffinity, qsort_r */
 #include <hwloc.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "shim.h"
 
@@ -125,11 +128,21 @@ static int node_pus(MPI_Comm node_comm)
     return pus;
 }
 
-/* Node of every rank of comm, nodes numbered by their lowest rank in comm (collective). */
-static int measure_layout(MPI_Comm comm, int size, int *node_of, int *pus, int *over)
+/* Renumber node_of (the lowest rank of each rank's node) as nodes 0, 1, ... in order of first
+ * appearance. */
+static void number_nodes(int *node_of, int size)
+{
+    for (int i = 0, next = 0; i < size; i++)
+        node_of[i] = node_of[i] == i ? next++ : node_of[node_of[i]];
+}
+
+/* The layout by MPI_Comm_split_type (MPI_COMM_TYPE_SHARED): where a process's own key cannot
+ * be read (node_key). MPICH's split polls in its blocking collectives, about 250 ms at MPI_Init
+ * at 8 ranks on 2 cores. */
+static int layout_by_split(MPI_Comm comm, int size, int *node_of, int *pus, int *over)
 {
     MPI_Comm node_comm;
-    int rc, lowest, leader;
+    int rc, lowest, nlocal;
 
     rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
     if (rc != MPI_SUCCESS)
@@ -144,25 +157,124 @@ static int measure_layout(MPI_Comm comm, int size, int *node_of, int *pus, int *
         PMPI_Group_free(&g);
         PMPI_Group_free(&cg);
     }
-    {
-        int nlocal;
-        PMPI_Comm_size(node_comm, &nlocal);
-        *pus = node_pus(node_comm);
-        *over = *pus > 0 && nlocal > *pus;
-    }
+    PMPI_Comm_size(node_comm, &nlocal);
+    *pus = node_pus(node_comm);
+    *over = *pus > 0 && nlocal > *pus;
     PMPI_Comm_free(&node_comm);
     rc = xchg_own_allgather(&lowest, 1, MPI_INT, node_of, comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    /* renumber leaders 0, 1, ... in order of first appearance */
-    for (int i = 0, next = 0; i < size; i++) {
-        leader = node_of[i];
-        if (leader == i)
-            node_of[i] = next++;
-        else
-            node_of[i] = node_of[leader];
+    if (rc == MPI_SUCCESS)
+        number_nodes(node_of, size);
+    return rc;
+}
+
+/* A node's key: processes with equal keys run on one kernel (its boot id) and see one /dev/shm
+ * (the device and directory under that name), so they can share xchg's segments (shm_open),
+ * and have one host name, which is what MPI libraries call a node. Its last word is 1 where the
+ * boot id or the host name cannot be read. */
+#define XCHG_KEY_WORDS 5
+static void node_key(unsigned long key[XCHG_KEY_WORDS])
+{
+    char text[256];
+    struct stat st;
+    FILE *f;
+    int known = 1;
+
+    memset(key, 0, XCHG_KEY_WORDS * sizeof key[0]);
+    f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f && fgets(text, sizeof text, f))
+        key[0] = (unsigned long)xchg_fnv(XCHG_FNV_START, text, strlen(text));
+    else
+        known = 0;
+    if (f)
+        fclose(f);
+    memset(text, 0, sizeof text);
+    if (gethostname(text, sizeof text - 1) == 0 && text[0])
+        key[1] = (unsigned long)xchg_fnv(XCHG_FNV_START, text, strlen(text));
+    else
+        known = 0;
+    if (stat("/dev/shm", &st) == 0) {
+        key[2] = (unsigned long)st.st_dev;
+        key[3] = (unsigned long)st.st_ino;
     }
-    return MPI_SUCCESS;
+    key[4] = !known;
+}
+
+#define XCHG_RECORD_WORDS (XCHG_KEY_WORDS + XCHG_CPUSET_WORDS)
+
+/* Ranks i and j's node keys compared (all: every rank's record, XCHG_RECORD_WORDS each), and the
+ * qsort_r order of ranks: by node key, then by rank. */
+static int key_order(const unsigned long *all, int i, int j)
+{
+    return memcmp(all + (size_t)i * XCHG_RECORD_WORDS, all + (size_t)j * XCHG_RECORD_WORDS,
+                  XCHG_KEY_WORDS * sizeof *all);
+}
+
+static int by_key(const void *a, const void *b, void *records)
+{
+    int i = *(const int *)a, j = *(const int *)b, c = key_order(records, i, j);
+    return c ? c : (i > j) - (i < j);
+}
+
+/* Node of every rank of comm, nodes numbered by their lowest rank in comm, and this node's
+ * processing units (the union of its ranks' affinity masks) and whether its ranks exceed them
+ * (collective). One nonblocking allgather of every rank's node key and affinity mask: the
+ * MPI library's MPI_Comm_split_type, used where a key is unknown, has no nonblocking form. */
+static int measure_layout(MPI_Comm comm, int size, int *node_of, int *pus, int *over)
+{
+    unsigned long mine[XCHG_RECORD_WORDS], *all;
+    int *order, rc, me, nlocal = 0;
+    int unknown = 0; /* 1 + the lowest rank without its node key; 0: none */
+
+    node_key(mine);
+    my_cpuset(mine + XCHG_KEY_WORDS);
+    all = malloc((size_t)size * sizeof mine);
+    order = malloc((size_t)size * sizeof *order);
+    rc = MPI_ERR_NO_MEM; /* a rank without these bytes cannot take part in the allgather */
+    if (!all || !order)
+        goto out;
+    PMPI_Comm_rank(comm, &me);
+    if (xchg_config.test_no_node_key && me == 1) /* testing knob: as if rank 1 lacked its key */
+        mine[XCHG_KEY_WORDS - 1] = 1;
+    rc = xchg_own_allgather(mine, XCHG_RECORD_WORDS, MPI_UNSIGNED_LONG, all, comm);
+    if (rc != MPI_SUCCESS)
+        goto out;
+    for (int i = size - 1; i >= 0; i--)
+        if (all[(size_t)i * XCHG_RECORD_WORDS + XCHG_KEY_WORDS - 1] != 0)
+            unknown = i + 1;
+    if (unknown) {
+        if (xchg_config.verbose && me == 0)
+            fprintf(stderr,
+                    "xchg: nodes found by MPI_Comm_split_type: rank %d of %d could not read its "
+                    "boot id or host name\n",
+                    unknown - 1, size);
+        rc = layout_by_split(comm, size, node_of, pus, over);
+        goto out;
+    }
+    for (int i = 0; i < size; i++)
+        order[i] = i;
+    qsort_r(order, (size_t)size, sizeof *order, by_key, all);
+    for (int s = 0, lead = order[0]; s < size; s++) {
+        /* the first of a key in the order is its lowest rank */
+        if (s > 0 && key_order(all, order[s - 1], order[s]) != 0)
+            lead = order[s];
+        node_of[order[s]] = lead;
+    }
+    *pus = 0;
+    for (int w = 0; w < XCHG_CPUSET_WORDS; w++) {
+        unsigned long u = 0;
+        for (int i = 0; i < size; i++)
+            if (node_of[i] == node_of[me])
+                u |= all[(size_t)i * XCHG_RECORD_WORDS + XCHG_KEY_WORDS + w];
+        *pus += __builtin_popcountl(u);
+    }
+    for (int i = 0; i < size; i++)
+        nlocal += node_of[i] == node_of[me];
+    *over = *pus > 0 && nlocal > *pus;
+    number_nodes(node_of, size);
+out:
+    free(all);
+    free(order);
+    return rc;
 }
 
 void xchg_ctx_world_init(void)

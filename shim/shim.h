@@ -50,6 +50,8 @@ typedef struct xchg_config {
                                  own timings, so that ranks disagree locally */
     int test_drift;           /* XCHG_TEST_DRIFT=1 (testing knob): the watched calls of a settled
                                  shape read 100 times slower than they ran (shim/learn.c) */
+    int test_no_node_key;     /* XCHG_TEST_NO_NODE_KEY=1 (testing knob): rank 1 of a measured
+                                 layout reads as if it lacked its node key (shim/context.c) */
     int test_descheduled;     /* XCHG_TEST_DESCHEDULED=1 (testing knob): the calibration's first
                                  measurement of each pair reads as if its peer had been
                                  descheduled, so that the suite sees it measured again, and

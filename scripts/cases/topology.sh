@@ -3,7 +3,9 @@
 # run_tests.sh (begin_case, preloaded, summary_status, pass, fail, rc_reason, $TESTS).
 #
 #  - XCHG_NODES=3,1,2 at 6 ranks: coll_check passes, and XCHG_VERBOSE's line for the world-sized
-#    communicators reports the emulated layout (3 nodes of 1..3 ranks);
+#    communicators reports the emulated layout (3 nodes of 1..3 ranks), and no line says the nodes came from MPI_Comm_split_type (every rank read its node key);
+#  - XCHG_TEST_NO_NODE_KEY=1 at 4 ranks (rank 1 reads as if it lacked its node key): one line
+#    "xchg: nodes found by MPI_Comm_split_type: rank 1 of 4 ...", and the world one node of 4;
 #  - XCHG_NODES that does not add up to the job's size: one message naming the variable, the
 #    measured layout is used, the program passes;
 #  - topo_check at 4 and 6 ranks: a periodic ring is reported as "ring of P", a periodic 2D
@@ -29,6 +31,19 @@ if [ -x "$TESTS/coll_check" ]; then
         topo_run 6 coll_check XCHG_NODES=3,1,2 XCHG_VERBOSE=1
         if [ -z "$why" ] && ! grep -aq '^xchg: communicator p=6: nodes=3 ranks per node 1\.\.3, consecutive' "$log"; then
             why="no 'xchg: communicator p=6: nodes=3 ranks per node 1..3, consecutive' line"
+        elif [ -z "$why" ] && grep -aq '^xchg: nodes found by MPI_Comm_split_type' "$log"; then
+            why="the nodes came from MPI_Comm_split_type although every rank has its node key: $(grep -a '^xchg: nodes found by' "$log" | head -n 1)"
+        fi
+        if [ -z "$why" ]; then pass "$name" "$start"; else fail "$name" "$why" "$log"; fi
+    fi
+    name="XCHG_TEST_NO_NODE_KEY=1 coll_check p=4: the nodes from MPI_Comm_split_type"
+    if begin_case "$name"; then
+        topo_run 4 coll_check XCHG_TEST_NO_NODE_KEY=1 XCHG_VERBOSE=1
+        n=$(grep -ac '^xchg: nodes found by MPI_Comm_split_type: rank 1 of 4 could not read its boot id or host name$' "$log")
+        if [ -z "$why" ] && [ "$n" -ne 1 ]; then
+            why="expected one 'xchg: nodes found by MPI_Comm_split_type: rank 1 of 4 ...' line, found $n"
+        elif [ -z "$why" ] && ! grep -aq '^xchg: communicator p=4: nodes=1 ranks per node 4\.\.4, consecutive' "$log"; then
+            why="no 'xchg: communicator p=4: nodes=1 ranks per node 4..4, consecutive' line"
         fi
         if [ -z "$why" ]; then pass "$name" "$start"; else fail "$name" "$why" "$log"; fi
     fi

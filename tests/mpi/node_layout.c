@@ -4,7 +4,7 @@
  *
  *   node_layout [--expect 3,2,1] [--pingpong BYTES] [--peer RANK] [--reps N]
  *
- * Layout: every rank finds its node as xchg does (MPI_Comm_split_type with
+ * Layout: every rank finds its node as MPI reports it (MPI_Comm_split_type with
  * MPI_COMM_TYPE_SHARED, nodes numbered by their lowest world rank) and its host name
  * (MPI_Get_processor_name); rank 0 gathers both (point-to-point only: nothing here goes through
  * the collectives xchg intercepts) and prints one line per rank,
