@@ -38,6 +38,8 @@
 #   --seed S        the seed of the random choices, so that a sequence can be run again
 #                   (default: from the clock; printed)
 #   --limit S       seconds a run may take (default 300)
+#   --programs LIST one node: pick the program among these only (comma-separated names of the
+#                   list above; default all)
 #   --max-ranks N   one node: at most N ranks a run (default 5, at least 2; MPICH's own
 #                   collectives busy-poll with more ranks than cores, so its runs take longer)
 #   -o DIR          logs (default build/load-check); a failed run's log is kept as
@@ -65,6 +67,9 @@ spinners=$((2 * $(nproc)))
 seed=""
 limit=300
 max_ranks=5
+all_programs=(coll_check learn_check alltoallv_workloads soak comm_churn many_comms threads_check
+    topo_check decision_cache)
+programs=("${all_programs[@]}")
 outdir=build/load-check
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -75,6 +80,11 @@ while [ $# -gt 0 ]; do
     --seed) seed=${2:?--seed needs a number}; shift 2 ;;
     --limit) limit=${2:?--limit needs seconds}; shift 2 ;;
     --max-ranks) max_ranks=${2:?--max-ranks needs a number}; shift 2 ;;
+    --programs)
+        IFS=, read -r -a programs <<<"${2:?--programs needs a list of programs}"
+        programs_given=1
+        shift 2
+        ;;
     -o) outdir=${2:?-o needs a directory}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown option '$1' (--help lists them)" ;;
@@ -85,6 +95,11 @@ done
 [[ $limit =~ ^[1-9][0-9]*$ ]] || die "--limit '$limit' is not a positive number of seconds"
 [[ $max_ranks =~ ^[0-9]+$ ]] && [ "$max_ranks" -ge 2 ] ||
     die "--max-ranks '$max_ranks' is not a number of 2 or more"
+for prog in "${programs[@]}"; do
+    case " ${all_programs[*]} " in *" $prog "*) ;; *) die "--programs: '$prog' is not one of ${all_programs[*]}" ;; esac
+done
+[ ${#programs[@]} -ge 1 ] || die "--programs: no program named"
+[ "$cluster" = 1 ] && [ "${programs_given:-0}" = 1 ] && die "--programs is for one node (the cluster runs coll_check and alltoallv_workloads)"
 [ -z "$seed" ] && seed=$(($(date +%s) % 32768))
 [[ $seed =~ ^[0-9]+$ ]] || die "--seed '$seed' is not a number"
 case "$mpis" in
@@ -144,8 +159,7 @@ one_node_run() {
     mpi=$(pick "${mpi_list[@]}")
     build=build
     [ "$mpi" = openmpi ] && build=build/openmpi
-    prog=$(pick coll_check learn_check alltoallv_workloads soak comm_churn many_comms \
-        threads_check topo_check decision_cache)
+    prog=$(pick "${programs[@]}")
     np=$((2 + RANDOM % (max_ranks - 1)))
     case "$prog" in
     soak) args=(--calls 20000) ;;
