@@ -104,6 +104,29 @@ static void my_cpuset(unsigned long words[XCHG_CPUSET_WORDS])
     hwloc_topology_destroy(topo);
 }
 
+/* Processing units in the union of the affinity masks of n ranks (each XCHG_CPUSET_WORDS words,
+ * stride words apart in sets) that node_of puts on node (node_of NULL: all n), and how many
+ * ranks that is (*ranks, if not NULL). */
+static int union_pus(const unsigned long *sets, size_t stride, int n, const int *node_of, int node,
+                     int *ranks)
+{
+    unsigned long u[XCHG_CPUSET_WORDS] = {0};
+    int pus = 0, count = 0;
+
+    for (int i = 0; i < n; i++) {
+        if (node_of && node_of[i] != node)
+            continue;
+        count++;
+        for (int w = 0; w < XCHG_CPUSET_WORDS; w++)
+            u[w] |= sets[(size_t)i * stride + w];
+    }
+    for (int w = 0; w < XCHG_CPUSET_WORDS; w++)
+        pus += __builtin_popcountl(u[w]);
+    if (ranks)
+        *ranks = count;
+    return pus;
+}
+
 /* Processing units in the union of the cpusets of node_comm's ranks (0 if unknown). */
 static int node_pus(MPI_Comm node_comm)
 {
@@ -116,14 +139,8 @@ static int node_pus(MPI_Comm node_comm)
     if (!all)
         return 0;
     if (xchg_own_allgather(mine, XCHG_CPUSET_WORDS, MPI_UNSIGNED_LONG, all, node_comm) ==
-        MPI_SUCCESS) {
-        for (int w = 0; w < XCHG_CPUSET_WORDS; w++) {
-            unsigned long u = 0;
-            for (int i = 0; i < nlocal; i++)
-                u |= all[(size_t)i * XCHG_CPUSET_WORDS + w];
-            pus += __builtin_popcountl(u);
-        }
-    }
+        MPI_SUCCESS)
+        pus = union_pus(all, XCHG_CPUSET_WORDS, nlocal, NULL, 0, NULL);
     free(all);
     return pus;
 }
@@ -222,7 +239,7 @@ static int by_key(const void *a, const void *b, void *records)
 static int measure_layout(MPI_Comm comm, int size, int *node_of, int *pus, int *over)
 {
     unsigned long mine[XCHG_RECORD_WORDS], *all;
-    int *order, rc, me, nlocal = 0;
+    int *order, rc, me, nlocal;
     int unknown = 0; /* 1 + the lowest rank without its node key; 0: none */
 
     node_key(mine);
@@ -238,7 +255,7 @@ static int measure_layout(MPI_Comm comm, int size, int *node_of, int *pus, int *
     rc = xchg_own_allgather(mine, XCHG_RECORD_WORDS, MPI_UNSIGNED_LONG, all, comm);
     if (rc != MPI_SUCCESS)
         goto out;
-    for (int i = size - 1; i >= 0; i--)
+    for (int i = 0; i < size && !unknown; i++)
         if (all[(size_t)i * XCHG_RECORD_WORDS + XCHG_KEY_WORDS - 1] != 0)
             unknown = i + 1;
     if (unknown) {
@@ -259,16 +276,7 @@ static int measure_layout(MPI_Comm comm, int size, int *node_of, int *pus, int *
             lead = order[s];
         node_of[order[s]] = lead;
     }
-    *pus = 0;
-    for (int w = 0; w < XCHG_CPUSET_WORDS; w++) {
-        unsigned long u = 0;
-        for (int i = 0; i < size; i++)
-            if (node_of[i] == node_of[me])
-                u |= all[(size_t)i * XCHG_RECORD_WORDS + XCHG_KEY_WORDS + w];
-        *pus += __builtin_popcountl(u);
-    }
-    for (int i = 0; i < size; i++)
-        nlocal += node_of[i] == node_of[me];
+    *pus = union_pus(all + XCHG_KEY_WORDS, XCHG_RECORD_WORDS, size, node_of, node_of[me], &nlocal);
     *over = *pus > 0 && nlocal > *pus;
     number_nodes(node_of, size);
 out:

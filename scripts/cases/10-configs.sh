@@ -9,7 +9,7 @@
 #    forced configurations again, in turn); every forced algorithm must appear, with its
 #    parameters as they run on that many ranks (as_run: values a communicator cannot use are
 #    clamped), in the XCHG_STATS lines, so an algorithm that silently does not run fails;
-#    Under MPICH the launch that forces native for all three runs at 1 to 4 ranks and up to
+#    under MPICH the launch that forces native for all three runs at 1 to 4 ranks and up to
 #    the processing units, not beyond: there MPICH's own collectives poll, and coll_check's
 #    calls took 9 to 18 s a launch at 5 to 8 ranks on 2 cores (Open MPI's run at every count);
 #  - alltoallv_workloads the same way for every alltoallv configuration;

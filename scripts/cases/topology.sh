@@ -3,7 +3,8 @@
 # run_tests.sh (begin_case, preloaded, summary_status, pass, fail, rc_reason, $TESTS).
 #
 #  - XCHG_NODES=3,1,2 at 6 ranks: coll_check passes, and XCHG_VERBOSE's line for the world-sized
-#    communicators reports the emulated layout (3 nodes of 1..3 ranks), and no line says the nodes came from MPI_Comm_split_type (every rank read its node key);
+#    communicators reports the emulated layout (3 nodes of 1..3 ranks), and no line says the
+#    nodes came from MPI_Comm_split_type (every rank read its node key);
 #  - XCHG_TEST_NO_NODE_KEY=1 at 4 ranks (rank 1 reads as if it lacked its node key): one line
 #    "xchg: nodes found by MPI_Comm_split_type: rank 1 of 4 ...", and the world one node of 4;
 #  - XCHG_NODES that does not add up to the job's size: one message naming the variable, the
