@@ -219,6 +219,7 @@ const xchg_algo_t xchg_algos[] = {
         .coll = XCHG_ALLTOALL,
         .applies = xchg_node_applies,
         .cost = xchg_cost_node,
+        .as_run = xchg_node_as_run,
         .keys = {&key_leaders, &key_k},
         .description =
             "node-aware, for any layout (uneven nodes, interleaved ranks, one-rank nodes, one "
@@ -282,6 +283,7 @@ const xchg_algo_t xchg_algos[] = {
         .coll = XCHG_ALLGATHER,
         .applies = xchg_node_applies,
         .cost = xchg_cost_node,
+        .as_run = xchg_node_as_run,
         .keys = {&key_k},
         .description =
             "node-aware concatenation for any layout: each node's ranks copy their blocks into "
@@ -362,6 +364,7 @@ const xchg_algo_t xchg_algos[] = {
         .coll = XCHG_ALLTOALLV,
         .applies = xchg_node_applies,
         .cost = xchg_cost_node,
+        .as_run = xchg_node_as_run,
         .keys = {&key_leaders, &key_k},
         .description =
             "alltoall `node` (with its `leaders` and `k`) with each block its own size: the "

@@ -395,3 +395,43 @@ int xchg_node_applies(const xchg_call_t *call, const xchg_params_t *params, cons
     }
     return 1;
 }
+
+void xchg_node_as_run(const struct xchg_call *call, struct xchg_params *params)
+{
+    const xchg_topo_t *topo = call->topo;
+    int nn = topo && topo->nnodes > 1 ? topo->nnodes : 1, p = call->comm_size;
+    int most = topo && topo->max_node_ranks > 0 ? topo->max_node_ranks : p;
+    int k = params->nports > 1 ? params->nports : 1, leaders = params->leaders;
+    size_t header = 0, longest, piece;
+    xchg_node_windows_t w;
+
+    /* one node, or one rank: no messages between nodes */
+    params->nports = nn > 1 && k < nn - 1 ? k : nn > 1 ? nn - 1 : 1;
+    if (call->coll == XCHG_ALLGATHER)
+        return; /* the code runs min(k, N - 1) ports */
+    if (nn <= 1 || p <= 1 || !topo) {
+        params->leaders = 1;
+        return;
+    }
+    leaders = leaders < 1 ? 1 : leaders < most ? leaders : most;
+    /* the passes and the largest piece as the model sees the call (windows of the limit): a
+     * leader of step q of round f in pass t is (t + f + q) mod L_x, and pieces below twice
+     * split_min are one part (q = 0), so leaders beyond the passes' and rounds' turns take no
+     * step */
+    if (call->coll == XCHG_ALLTOALLV) {
+        header = (size_t)most * xchg_node_v_header_bytes(p, nn);
+        longest = (call->max_send_bytes > call->max_recv_bytes ? call->max_send_bytes
+                                                               : call->max_recv_bytes) *
+                  (size_t)most;
+    } else {
+        longest = (size_t)most * (size_t)most * call->block_bytes;
+    }
+    if (xchg_node_windows(topo->node_shm_bytes, nn, header, SIZE_MAX, &w) == 0) {
+        size_t passes = longest / w.window + (longest % w.window != 0);
+        size_t turns = (passes > 0 ? passes : 1) + (size_t)xchg_node_rounds(nn) - 1;
+        piece = longest < w.window ? longest : w.window;
+        if (piece < 2 * XCHG_NODE_SPLIT_MIN && turns < (size_t)leaders)
+            leaders = (int)turns;
+    }
+    params->leaders = leaders;
+}

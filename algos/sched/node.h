@@ -227,5 +227,12 @@ struct xchg_call;
 struct xchg_params;
 int xchg_node_applies(const struct xchg_call *call, const struct xchg_params *params,
                       const char **why);
+/* params (their keys completed: the cost model's) rewritten to the values that name what runs
+ * for call, as the model sees it (windows of the topology's limit): ports beyond a leader's
+ * steps of a pass (at most N - 1) run as N - 1, leaders beyond a node's ranks as its ranks,
+ * and where no piece is cut into parts, leaders beyond the turns of the passes and rounds as
+ * those. Two params of one call with the same result send the same messages in the same
+ * batches (tests/unit/test_sched_node.c checks it on the plans); xchg-tune keeps one of them. */
+void xchg_node_as_run(const struct xchg_call *call, struct xchg_params *params);
 
 #endif

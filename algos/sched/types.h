@@ -173,6 +173,10 @@ typedef struct xchg_algo {
     /* complete zero fields of params with the model's best values and return the predicted
      * time in seconds (INFINITY when it cannot serve the call) */
     double (*cost)(const xchg_call_t *call, const xchg_machine_t *machine, xchg_params_t *params);
+    /* params completed by cost rewritten to the values that name what runs for the call, so
+     * that two params that send the same messages read the same (xchg-tune times one of them);
+     * NULL: every two params differ in what runs */
+    void (*as_run)(const xchg_call_t *call, xchg_params_t *params);
     const xchg_param_t *keys[XCHG_MAX_KEYS]; /* its keys, in the order they are formatted;
                                                NULL after the last */
     const char *description;                 /* what it does (the README's table) */

@@ -27,6 +27,10 @@
  * blocks' places: for alltoall every stream's blocks tile it exactly, for alltoallv the sender's
  * place of every block equals its receiver's and every stream length both ends' (the byte
  * simulation's memory would be p^2 tags; the places and the steps are what it combines).
+ * What runs (xchg_node_as_run, which xchg-tune uses to time one of two params that make the
+ * same call): for random layouts of up to 6 nodes, blocks of 1 B to 300,000 B and segments of
+ * 16 KiB to 8 MiB, every leaders 1 to 7 and k 1 to 8 that it names alike send the same
+ * messages, hashed from the plan as algos/node.c runs it (leader, pass, peer, parts, batches).
  * The simulator (build/xchg-sim) cannot run the node algorithms (they move data through shared
  * memory); this is their check at scale.
  */
@@ -922,6 +926,163 @@ static void bad_layouts(void)
     CHECK(xchg_node_init(&lay, 0, 1, node_of, ws) != 0, "no ranks is refused");
 }
 
+/* ---- what runs (xchg_node_as_run) ---- */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    return (h ^ v) * 1099511628211ull;
+}
+
+/* A leader's messages between nodes as algos/node.c runs them (leader_pass, batches as
+ * xchg_node_call_push sizes them), for MPI_Alltoall of b bytes (alltoallv with even counts and
+ * the statistics carried: the same streams), hashed: which leader sends what to whom in which
+ * pass, and where each batch ends. */
+static uint64_t run_signature(const xchg_node_layout_t *lay, size_t b, size_t window, int carry,
+                              int leaders, int ports)
+{
+    xchg_node_cfg_t cfg = {leaders, window, XCHG_NODE_SPLIT_MIN, carry, ports};
+    xchg_node_step_t steps[64];
+    int nn = lay->nnodes, rounds = xchg_node_rounds(nn);
+    int most = leaders < lay->max_size ? leaders : lay->max_size;
+    long total = (long)rounds * (most > 1 ? most : 1);
+    int batch = ports > 1 && total > 1 ? (ports < total ? ports : (int)total) : 1;
+    uint64_t h = 1469598103934665603ull;
+
+    for (int x = 0; x < nn; x++) {
+        size_t passes = carry ? 1 : 0;
+        for (int y = 0; y < nn; y++) {
+            size_t out = xchg_node_passes(xchg_node_stream_len(lay, x, y, b), window);
+            size_t in = y == x ? 0 : xchg_node_passes(xchg_node_stream_len(lay, y, x, b), window);
+            passes = out > passes ? out : passes;
+            passes = in > passes ? in : passes;
+        }
+        for (int me = 0; me < xchg_node_leaders(lay, x, leaders); me++)
+            for (size_t t = 0; t < passes; t++) {
+                int held = 0;
+                for (int f = 0; f < rounds; f++) {
+                    int y = xchg_node_partner(lay, x, f), n;
+                    if (y == x)
+                        continue;
+                    n = xchg_node_steps(lay, &cfg, x, y, f, t, xchg_node_stream_len(lay, x, y, b),
+                                        xchg_node_stream_len(lay, y, x, b), steps);
+                    for (int q = 0; q < n; q++) {
+                        const xchg_node_step_t *st = &steps[q];
+                        if (st->leader != me)
+                            continue;
+                        h = mix(mix(mix(mix(h, (uint64_t)x), (uint64_t)me), t), (uint64_t)y);
+                        h = mix(mix(h, (uint64_t)st->peer_leader), (uint64_t)st->send);
+                        h = mix(mix(mix(h, st->send_off), st->send_bytes), (uint64_t)st->recv);
+                        h = mix(mix(h, st->recv_off), st->recv_bytes);
+                        if (++held == batch) {
+                            h = mix(h, 0xba7c4ull);
+                            held = 0;
+                        }
+                    }
+                }
+                if (held > 0)
+                    h = mix(h, 0xba7c4ull);
+            }
+    }
+    return h;
+}
+
+/* For every leaders 1 .. 7 and k 1 .. 8 of a call: where two make the same params as they run
+ * (xchg_node_as_run), they send the same messages in the same batches. Counts the pairs merged
+ * and the pairs kept apart that do differ. */
+static void check_as_run_call(const xchg_node_layout_t *lay, int coll, size_t b, size_t limit,
+                              long *merged, long *apart, const char *label)
+{
+    enum { MAXL = 7, MAXK = 8 };
+    xchg_topo_t topo = {.nnodes = lay->nnodes,
+                        .max_node_ranks = lay->max_size,
+                        .min_node_ranks = lay->max_size,
+                        .node_shm_bytes = limit};
+    int p = lay->nranks, v = coll == XCHG_ALLTOALLV;
+    xchg_call_t call = {.coll = coll,
+                        .comm_size = p,
+                        .topo = &topo,
+                        .block_bytes = b,
+                        .max_send_bytes = b * (size_t)p,
+                        .max_recv_bytes = b * (size_t)p,
+                        .max_block_bytes = b};
+    size_t header = v ? (size_t)lay->max_size * xchg_node_v_header_bytes(p, lay->nnodes) : 0;
+    xchg_node_windows_t w;
+    xchg_params_t as[MAXL * MAXK];
+    uint64_t sig[MAXL * MAXK];
+
+    for (int x = 0; x < lay->nnodes; x++)
+        if (xchg_node_size(lay, x) < topo.min_node_ranks)
+            topo.min_node_ranks = xchg_node_size(lay, x);
+    if (xchg_node_windows(limit, lay->nnodes, header, SIZE_MAX, &w) != 0 ||
+        (size_t)lay->max_size * lay->max_size * b / w.window > 64)
+        return; /* up to 64 passes: the turns the leaders rotate over */
+    for (int l = 1; l <= MAXL; l++)
+        for (int k = 1; k <= MAXK; k++) {
+            int i = (l - 1) * MAXK + k - 1;
+            as[i] = (xchg_params_t){.leaders = l, .nports = k};
+            xchg_node_as_run(&call, &as[i]);
+            sig[i] = run_signature(lay, b, w.window, v, l, k);
+        }
+    for (int i = 0; i < MAXL * MAXK; i++)
+        for (int j = i + 1; j < MAXL * MAXK; j++) {
+            int same = as[i].leaders == as[j].leaders && as[i].nports == as[j].nports;
+            if (same) {
+                CHECK(sig[i] == sig[j],
+                      "%s: %s of %zu B, limit %zu: leaders=%d,k=%d and leaders=%d,k=%d run as "
+                      "leaders=%d,k=%d but send different messages",
+                      label, v ? "alltoallv" : "alltoall", b, limit, i / MAXK + 1, i % MAXK + 1,
+                      j / MAXK + 1, j % MAXK + 1, as[i].leaders, as[i].nports);
+                (*merged)++;
+            } else {
+                *apart += sig[i] != sig[j];
+            }
+        }
+}
+
+static void check_as_run(void)
+{
+    static const size_t blocks[] = {1, 256, 4096, 65536, 300000};
+    static const size_t limits[] = {(size_t)1 << 14, (size_t)1 << 20, (size_t)8 << 20};
+    int sizes[6], node_of[64];
+    long merged = 0, apart = 0;
+
+    for (int trial = 0; trial < 60; trial++) {
+        int nn = 1 + rnd(6), p;
+        xchg_node_layout_t *lay;
+        for (int x = 0; x < nn; x++)
+            sizes[x] = 1 + rnd(6);
+        p = make_layout(nn, sizes, trial % 3 == 0 ? CONSECUTIVE : RANDOM, node_of);
+        lay = new_layout(p, nn, node_of);
+        for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
+            for (size_t j = 0; j < sizeof limits / sizeof limits[0]; j++) {
+                check_as_run_call(lay, XCHG_ALLTOALL, blocks[i], limits[j], &merged, &apart,
+                                  "as run");
+                check_as_run_call(lay, XCHG_ALLTOALLV, blocks[i], limits[j], &merged, &apart,
+                                  "as run");
+            }
+        free_layout(lay);
+    }
+    CHECK(merged > 0 && apart > 0, "as run: %ld pairs merged, %ld kept apart that differ", merged,
+          apart);
+    {
+        /* allgather: the ports the code runs, min(k, N - 1); one node: 1 */
+        xchg_topo_t topo = {
+            .nnodes = 4, .min_node_ranks = 1, .max_node_ranks = 3, .node_shm_bytes = 1 << 20};
+        xchg_call_t call = {
+            .coll = XCHG_ALLGATHER, .comm_size = 8, .topo = &topo, .block_bytes = 1};
+        xchg_params_t k2 = {.nports = 2}, k3 = {.nports = 3}, k9 = {.nports = 9};
+        xchg_node_as_run(&call, &k2);
+        xchg_node_as_run(&call, &k3);
+        xchg_node_as_run(&call, &k9);
+        CHECK(k2.nports == 2 && k3.nports == 3 && k9.nports == 3,
+              "allgather at 4 nodes: k=2, 3, 9 run as %d, %d, %d (expected 2, 3, 3)", k2.nports,
+              k3.nports, k9.nports);
+        topo.nnodes = 1;
+        xchg_node_as_run(&call, &k9);
+        CHECK(k9.nports == 1, "allgather on one node: k runs as %d, expected 1", k9.nports);
+    }
+}
+
 /* ---- the cost model (tuning/cost_node.c) ---- */
 
 static int cost_ports = 1;  /* the k node_cost gives (0: the model's) */
@@ -1073,6 +1234,7 @@ int main(void)
     bad_layouts();
     golden_3221();
     check_cost();
+    check_as_run();
     for (int nn = 1; nn <= 8; nn++)
         count += all_multisets(nn, 0, sizes);
     CHECK(count == 3002, "%d multisets of 1 to 8 sizes in 1..6, expected 3002", count);
