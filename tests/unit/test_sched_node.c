@@ -586,8 +586,9 @@ static void simulate_gather_ports(const xchg_node_layout_t *lay, size_t c, int p
     }
     for (int x = 0; x < nn; x++) {
         int messages = xchg_node_gather_messages(nn, ports, &expect_forwarded);
-        CHECK(sent[x] == messages, "%s: node %d sent %d messages, xchg_node_gather_messages says %d",
-              what, x, sent[x], messages);
+        CHECK(sent[x] == messages,
+              "%s: node %d sent %d messages, xchg_node_gather_messages says %d", what, x, sent[x],
+              messages);
         CHECK(forwarded[x] == expect_forwarded,
               "%s: node %d forwarded %ld chunks of other nodes, xchg_node_gather_messages says %ld",
               what, x, forwarded[x], expect_forwarded);
@@ -928,6 +929,18 @@ static void bad_layouts(void)
 
 /* ---- what runs (xchg_node_as_run) ---- */
 
+/* A call of blocks of b bytes between every two ranks (alltoallv: its agreed maxima). */
+static xchg_call_t even_call(int coll, int p, const xchg_topo_t *topo, size_t b)
+{
+    return (xchg_call_t){.coll = coll,
+                         .comm_size = p,
+                         .topo = topo,
+                         .block_bytes = b,
+                         .max_send_bytes = b * (size_t)p,
+                         .max_recv_bytes = b * (size_t)p,
+                         .max_block_bytes = b};
+}
+
 static uint64_t mix(uint64_t h, uint64_t v)
 {
     return (h ^ v) * 1099511628211ull;
@@ -998,13 +1011,7 @@ static void check_as_run_call(const xchg_node_layout_t *lay, int coll, size_t b,
                         .min_node_ranks = lay->max_size,
                         .node_shm_bytes = limit};
     int p = lay->nranks, v = coll == XCHG_ALLTOALLV;
-    xchg_call_t call = {.coll = coll,
-                        .comm_size = p,
-                        .topo = &topo,
-                        .block_bytes = b,
-                        .max_send_bytes = b * (size_t)p,
-                        .max_recv_bytes = b * (size_t)p,
-                        .max_block_bytes = b};
+    xchg_call_t call = even_call(coll, p, &topo, b);
     size_t header = v ? (size_t)lay->max_size * xchg_node_v_header_bytes(p, lay->nnodes) : 0;
     xchg_node_windows_t w;
     xchg_params_t as[MAXL * MAXK];
@@ -1093,13 +1100,7 @@ static double node_cost(int coll, int p, int nnodes, int lo, int hi, size_t b, s
 {
     xchg_topo_t topo = {
         .nnodes = nnodes, .min_node_ranks = lo, .max_node_ranks = hi, .node_shm_bytes = limit};
-    xchg_call_t call = {.coll = coll,
-                        .comm_size = p,
-                        .topo = &topo,
-                        .block_bytes = b,
-                        .max_send_bytes = b * (size_t)p,
-                        .max_recv_bytes = b * (size_t)p,
-                        .max_block_bytes = b};
+    xchg_call_t call = even_call(coll, p, &topo, b);
     xchg_params_t params = {.leaders = leaders, .nports = cost_ports};
     double t = xchg_cost_node(&call, m, &params);
     if (chosen)
