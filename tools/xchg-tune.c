@@ -176,7 +176,7 @@ static void usage(FILE *out)
                  "  --verify-all      like --verify, timing every candidate\n"
                  "  --candidates N    candidates --verify times besides native (default 3)\n"
                  "  --quick           fewer sizes and buckets, shorter measurements\n"
-                 "  -v                print every verified cell\n");
+                 "  -v                print every verified cell and its timed candidates\n");
 }
 
 static int parse_sizes(const char *text, options_t *opt)
@@ -825,6 +825,13 @@ static int verify_cell(int coll, int p, size_t bytes, candidate_t *cands, int nc
                 xchg_coll_name(coll), p, bytes, first_spec, cands[0].predicted * 1e6,
                 cands[0].measured * 1e6, best_spec, cands[best].measured * 1e6,
                 cands[best].predicted * 1e6);
+        fprintf(info, "    timed:");
+        for (int i = 0; i < ncands; i++)
+            if (cands[i].measured > 0) {
+                spec_of(cands[i].algo, &cands[i].params, first_spec, sizeof first_spec);
+                fprintf(info, " %s %.1f us", first_spec, cands[i].measured * 1e6);
+            }
+        fprintf(info, "\n");
     }
     return best;
 }
@@ -1482,12 +1489,16 @@ static int cell_layouts(const xchg_ctx_t *ctx, const options_t *opt)
             t->min_node_ranks = count[node] < t->min_node_ranks ? count[node] : t->min_node_ranks;
             t->max_node_ranks = count[node] > t->max_node_ranks ? count[node] : t->max_node_ranks;
         }
-        /* the shm algorithms: a prefix of a world in one machine's memory is in it too; the
-         * node algorithms: the nodes of a prefix are nodes of the world, whose ranks share
-         * memory where the world's do (without it xchg-tune never priced nor timed `node`).
-         * On one node `node` runs what `shm` runs, through the same segment: a tie that timing
-         * splits at random, so it is left to shm there */
-        t->shm_bytes = t->nnodes == 1 ? ctx->topo.shm_bytes : 0;
+        /* the shm algorithms: a prefix of a world in one machine's memory is in it too, and
+         * so is a prefix within one node of a world whose nodes' ranks share memory (the
+         * library gives such a communicator shm: shim/context.c); the node algorithms: the
+         * nodes of a prefix are nodes of the world, whose ranks share memory where the world's
+         * do (without it xchg-tune never priced nor timed `node`). On one node `node` runs
+         * what `shm` runs, through the same segment: a tie that timing splits at random, so it
+         * is left to shm there */
+        t->shm_bytes = t->nnodes > 1             ? 0
+                       : ctx->topo.shm_bytes > 0 ? ctx->topo.shm_bytes
+                                                 : ctx->topo.node_shm_bytes;
         t->node_shm_bytes = t->nnodes > 1 ? ctx->topo.node_shm_bytes : 0;
     }
     free(count);

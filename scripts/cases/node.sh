@@ -22,7 +22,8 @@
 #    nodes are dear: the models complete each call's keys from its agreed statistics (k = 5,
 #    all steps at once, must run; an empty call's completion, k = 1, ran every call before);
 #  - xchg-tune --verify at 4 ranks under XCHG_NODES=2,2: node is among its candidates (a
-#    verified cell names it as the models' choice or the measured best);
+#    verified cell names it as the models' choice or the measured best), and so is shm at 2
+#    ranks, which lie on one node (timed in a p=2 cell);
 #  - passes: XCHG_SHM_BYTES=64K (windows of 9280 bytes on 3,2,2,1: coll_check's large blocks in
 #    up to 70 passes, the alltoallv headers in a half of their own) with coll_check, and 16K
 #    (windows of 2240 bytes) with alltoallv_workloads and 3 leaders;
@@ -175,14 +176,15 @@ fi
 # xchg-tune prices and times node where the world's nodes share memory, as the library runs it
 # (emulated nodes within one machine: the models price node's passes through the segment below
 # every message algorithm on small blocks there, so a verified cell names it, as the models'
-# choice or the measured best; before, no cell had node among its candidates)
+# choice or the measured best; before, no cell had node among its candidates); 2 ranks of one
+# node share its memory, so shm is among theirs, as the library runs it there
 if [ -x "$build_dir/xchg-tune" ]; then
-    name="node xchg-tune --verify p=4 XCHG_NODES=2,2 (node among the candidates)"
+    name="node xchg-tune --verify p=2,4 XCHG_NODES=2,2 (node and shm among the candidates)"
     if begin_case "$name"; then
         table=$LOGS/node-tune.table
         rm -f "$table"
         native "$log" 4 XCHG_NODES=2,2 XCHG_WAIT=yield -- "$build_dir/xchg-tune" --verify \
-            --quick --max-bytes 64 --sizes 4 -v -o "$table"
+            --quick --max-bytes 64 --sizes 2,4 -v -o "$table"
         rc=$?
         if [ "$rc" -ne 0 ]; then
             fail "$name" "$(rc_reason "$rc")" "$log"
@@ -190,6 +192,8 @@ if [ -x "$build_dir/xchg-tune" ]; then
             fail "$name" "$table has no rules" "$log"
         elif ! grep -aqE '^ +(alltoall|allgather|alltoallv) +p=4 .*(model|best) +node' "$log"; then
             fail "$name" "no verified cell names node as the models' choice or the best" "$log"
+        elif ! grep -aA1 -E '^ +(alltoall|allgather|alltoallv) +p=2 ' "$log" | grep -aqE '^ +timed:.* shm [0-9]'; then
+            fail "$name" "shm was timed in no cell of 2 ranks (one node)" "$log"
         else
             pass "$name" "$start"
         fi
