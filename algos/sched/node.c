@@ -403,7 +403,7 @@ void xchg_node_as_run(const struct xchg_call *call, struct xchg_params *params)
     int most = topo && topo->max_node_ranks > 0 ? topo->max_node_ranks : p;
     int k = params->nports > 1 ? params->nports : 1, leaders = params->leaders;
     size_t header = 0, longest, piece;
-    xchg_node_windows_t w;
+    xchg_node_windows_t w, widest;
 
     /* one node, or one rank: no messages between nodes */
     params->nports = nn > 1 && k < nn - 1 ? k : nn > 1 ? nn - 1 : 1;
@@ -414,10 +414,11 @@ void xchg_node_as_run(const struct xchg_call *call, struct xchg_params *params)
         return;
     }
     leaders = leaders < 1 ? 1 : leaders < most ? leaders : most;
-    /* the passes and the largest piece as the model sees the call (windows of the limit): a
-     * leader of step q of round f in pass t is (t + f + q) mod L_x, and pieces below twice
-     * split_min are one part (q = 0), so leaders beyond the passes' and rounds' turns take no
-     * step */
+    /* the passes and the largest piece as the model sees the call (windows of the limit; the
+     * passes at most those of its windows, the pieces at most its widest window, alltoallv's
+     * without its headers, which go in a pass of their own): a leader of step q of round f
+     * in pass t is (t + f + q) mod L_x, and pieces below twice split_min are one part (q = 0),
+     * so leaders beyond the passes' and rounds' turns take no step */
     if (call->coll == XCHG_ALLTOALLV) {
         header = (size_t)most * xchg_node_v_header_bytes(p, nn);
         longest = (call->max_send_bytes > call->max_recv_bytes ? call->max_send_bytes
@@ -426,10 +427,11 @@ void xchg_node_as_run(const struct xchg_call *call, struct xchg_params *params)
     } else {
         longest = (size_t)most * (size_t)most * call->block_bytes;
     }
-    if (xchg_node_windows(topo->node_shm_bytes, nn, header, SIZE_MAX, &w) == 0) {
+    if (xchg_node_windows(topo->node_shm_bytes, nn, header, SIZE_MAX, &w) == 0 &&
+        xchg_node_windows(topo->node_shm_bytes, nn, 0, SIZE_MAX, &widest) == 0) {
         size_t passes = longest / w.window + (longest % w.window != 0);
         size_t turns = (passes > 0 ? passes : 1) + (size_t)xchg_node_rounds(nn) - 1;
-        piece = longest < w.window ? longest : w.window;
+        piece = longest < widest.window ? longest : widest.window;
         if (piece < 2 * XCHG_NODE_SPLIT_MIN && turns < (size_t)leaders)
             leaders = (int)turns;
     }
