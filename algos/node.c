@@ -40,10 +40,8 @@ int xchg_node_call_push(xchg_ctx_t *ctx, xchg_node_call_t *c)
     size_t nn = (size_t)c->lay.nnodes, p = (size_t)c->lay.nranks;
     size_t *all = xchg_scratch_push(ctx, (2 * nn + 2 * p) * sizeof *all);
     int most = c->cfg.leaders < c->lay.max_size ? c->cfg.leaders : c->lay.max_size;
-    long steps = (long)xchg_node_rounds(c->lay.nnodes) * (most > 1 ? most : 1);
 
-    c->batch = c->cfg.ports > 1 && steps > 1 ? (c->cfg.ports < steps ? c->cfg.ports : (int)steps)
-                                             : 1; /* a one-node communicator has no steps */
+    c->batch = xchg_node_batch(&c->lay, &c->cfg);
     c->steps = xchg_scratch_push(ctx, (size_t)(most > 1 ? most : 1) * sizeof *c->steps);
     c->sends = xchg_scratch_push(ctx, 2 * (size_t)c->batch * sizeof *c->sends);
     if (!all || !c->steps || !c->sends)

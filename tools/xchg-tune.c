@@ -504,8 +504,7 @@ static int same_run(const xchg_algo_t *a, const xchg_call_t *call, const xchg_pa
         a->as_run(call, &rx);
         a->as_run(call, &ry);
     }
-    return rx.radix == ry.radix && rx.nports == ry.nports && rx.inner == ry.inner &&
-           rx.dims_r == ry.dims_r && rx.dims_c == ry.dims_c && rx.leaders == ry.leaders;
+    return memcmp(&rx, &ry, sizeof rx) == 0;
 }
 
 static void add_candidate(candidate_t *out, int *n, int algo, const xchg_params_t *given,
@@ -828,8 +827,8 @@ static int verify_cell(int coll, int p, size_t bytes, candidate_t *cands, int nc
         fprintf(info, "    timed:");
         for (int i = 0; i < ncands; i++)
             if (cands[i].measured > 0) {
-                spec_of(cands[i].algo, &cands[i].params, first_spec, sizeof first_spec);
-                fprintf(info, " %s %.1f us", first_spec, cands[i].measured * 1e6);
+                spec_of(cands[i].algo, &cands[i].params, spec, sizeof spec);
+                fprintf(info, " %s %.1f us", spec, cands[i].measured * 1e6);
             }
         fprintf(info, "\n");
     }

@@ -164,6 +164,15 @@ static void part_range(size_t piece, int parts, int q, size_t *off, size_t *byte
     *bytes = each + ((size_t)q < extra);
 }
 
+int xchg_node_batch(const xchg_node_layout_t *lay, const xchg_node_cfg_t *cfg)
+{
+    int most = imin(cfg->leaders, lay->max_size);
+    long steps = (long)xchg_node_rounds(lay->nnodes) * (most > 1 ? most : 1);
+    if (cfg->ports <= 1 || steps <= 1)
+        return 1; /* a one-node communicator has no steps */
+    return cfg->ports < steps ? cfg->ports : (int)steps;
+}
+
 int xchg_node_steps(const xchg_node_layout_t *lay, const xchg_node_cfg_t *cfg, int x, int y,
                     int round, size_t pass, size_t out_len, size_t in_len, xchg_node_step_t *steps)
 {
@@ -402,15 +411,15 @@ void xchg_node_as_run(const struct xchg_call *call, struct xchg_params *params)
     int nn = topo && topo->nnodes > 1 ? topo->nnodes : 1, p = call->comm_size;
     int most = topo && topo->max_node_ranks > 0 ? topo->max_node_ranks : p;
     int k = params->nports > 1 ? params->nports : 1, leaders = params->leaders;
+    int ports = nn > 1 ? nn - 1 : 1; /* a leader's most steps of a pass */
     size_t header = 0, longest, piece;
     xchg_node_windows_t w, widest;
 
-    /* one node, or one rank: no messages between nodes */
-    params->nports = nn > 1 && k < nn - 1 ? k : nn > 1 ? nn - 1 : 1;
+    params->nports = k < ports ? k : ports;
     if (call->coll == XCHG_ALLGATHER)
         return; /* the code runs min(k, N - 1) ports */
-    if (nn <= 1 || p <= 1 || !topo) {
-        params->leaders = 1;
+    if (nn <= 1) {
+        params->leaders = 1; /* one node (or no layout): no messages between nodes */
         return;
     }
     leaders = leaders < 1 ? 1 : leaders < most ? leaders : most;

@@ -153,6 +153,10 @@ typedef struct xchg_node_cfg {
 /* A piece of bytes below 2 split_min is one part. */
 #define XCHG_NODE_SPLIT_MIN ((size_t)64 << 10)
 
+/* The steps a leader runs at once (k = cfg->ports, at most all of a pass's steps); 1: one
+ * after another. */
+int xchg_node_batch(const xchg_node_layout_t *lay, const xchg_node_cfg_t *cfg);
+
 /* One step of a pair in a pass, seen from node x: one message each way at most. */
 typedef struct xchg_node_step {
     int leader;                  /* x's leader that runs it (0 .. leaders of x - 1) */

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # topology.sh: what a context knows of its communicator's layout (xchg_topo_t), sourced by
 # run_tests.sh (begin_case, preloaded, summary_status, pass, fail, skip, rc_reason, $TESTS, $MPI,
-# $build_dir).
+# $LOGS).
 #
 #  - XCHG_NODES=3,1,2 at 6 ranks: coll_check passes, and XCHG_VERBOSE's line for the world-sized
 #    communicators reports the emulated layout (3 nodes of 1..3 ranks), and no line says the
@@ -63,7 +63,7 @@ if [ -x "$TESTS/coll_check" ]; then
             skip "$name" "needs Open MPI, root and unshare -m"
             continue
         fi
-        wrap=$build_dir/test-logs/private-shm.sh
+        wrap=$LOGS/private-shm.sh
         cat >"$wrap" <<'WRAP'
 #!/bin/sh
 # odd ranks run in a mount namespace of their own with a private /dev/shm

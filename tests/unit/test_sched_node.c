@@ -946,8 +946,8 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return (h ^ v) * 1099511628211ull;
 }
 
-/* A leader's messages between nodes as algos/node.c runs them (leader_pass, batches as
- * xchg_node_call_push sizes them), for MPI_Alltoall of b bytes (alltoallv with even counts and
+/* A leader's messages between nodes as algos/node.c runs them (leader_pass, batches of
+ * xchg_node_batch), for MPI_Alltoall of b bytes (alltoallv with even counts and
  * the statistics carried: the same streams), hashed: which leader sends what to whom in which
  * pass, and where each batch ends. */
 static uint64_t run_signature(const xchg_node_layout_t *lay, size_t b, size_t window, int carry,
@@ -955,10 +955,7 @@ static uint64_t run_signature(const xchg_node_layout_t *lay, size_t b, size_t wi
 {
     xchg_node_cfg_t cfg = {leaders, window, XCHG_NODE_SPLIT_MIN, carry, ports};
     xchg_node_step_t steps[64];
-    int nn = lay->nnodes, rounds = xchg_node_rounds(nn);
-    int most = leaders < lay->max_size ? leaders : lay->max_size;
-    long total = (long)rounds * (most > 1 ? most : 1);
-    int batch = ports > 1 && total > 1 ? (ports < total ? ports : (int)total) : 1;
+    int nn = lay->nnodes, rounds = xchg_node_rounds(nn), batch = xchg_node_batch(lay, &cfg);
     uint64_t h = 1469598103934665603ull;
 
     for (int x = 0; x < nn; x++) {
