@@ -219,12 +219,7 @@ double xchg_cost_node(const xchg_call_t *call, const xchg_machine_t *machine, xc
         return gather_time(call, machine, limit, params->nports);
     }
     most = topo->max_node_ranks;
-    if (call->coll == XCHG_ALLTOALLV) {
-        header = (size_t)most * xchg_node_v_header_bytes(p, topo->nnodes);
-        longest = fmax((double)call->max_send_bytes, (double)call->max_recv_bytes) * most;
-    } else {
-        longest = (double)most * (double)most * (double)call->block_bytes;
-    }
+    longest = xchg_node_call_longest(call, &header);
     if (xchg_node_windows(limit, topo->nnodes, header, SIZE_MAX, &w) != 0)
         return INFINITY;
     if (topo->nnodes <= 1) {

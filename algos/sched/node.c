@@ -7,6 +7,7 @@
  * factor), a pair's steps, the place of an alltoall block in its stream; for alltoallv one pass
  * over the node's headers (O(n_x p) for a sender, O(n_x^2 + p) for a receiver).
  */
+#include <math.h>
 #include <string.h>
 
 #include "node.h"
@@ -405,6 +406,22 @@ int xchg_node_applies(const xchg_call_t *call, const xchg_params_t *params, cons
     return 1;
 }
 
+double xchg_node_call_longest(const struct xchg_call *call, size_t *header)
+{
+    const xchg_topo_t *topo = call->topo;
+    int p = call->comm_size, nn = topo && topo->nnodes > 1 ? topo->nnodes : 1;
+    int most = topo && topo->max_node_ranks > 0 ? topo->max_node_ranks : p;
+    size_t bytes;
+
+    *header = 0;
+    if (call->coll != XCHG_ALLTOALLV)
+        return (double)most * (double)most * (double)call->block_bytes;
+    *header = (size_t)most * xchg_node_v_header_bytes(p, nn);
+    bytes =
+        call->max_send_bytes > call->max_recv_bytes ? call->max_send_bytes : call->max_recv_bytes;
+    return (double)bytes * most;
+}
+
 void xchg_node_as_run(const struct xchg_call *call, struct xchg_params *params)
 {
     const xchg_topo_t *topo = call->topo;
@@ -412,7 +429,8 @@ void xchg_node_as_run(const struct xchg_call *call, struct xchg_params *params)
     int most = topo && topo->max_node_ranks > 0 ? topo->max_node_ranks : p;
     int k = params->nports > 1 ? params->nports : 1, leaders = params->leaders;
     int ports = nn > 1 ? nn - 1 : 1; /* a leader's most steps of a pass */
-    size_t header = 0, longest, piece;
+    size_t header;
+    double longest;
     xchg_node_windows_t w, widest;
 
     params->nports = k < ports ? k : ports;
@@ -428,20 +446,13 @@ void xchg_node_as_run(const struct xchg_call *call, struct xchg_params *params)
      * without its headers, which go in a pass of their own): a leader of step q of round f
      * in pass t is (t + f + q) mod L_x, and pieces below twice split_min are one part (q = 0),
      * so leaders beyond the passes' and rounds' turns take no step */
-    if (call->coll == XCHG_ALLTOALLV) {
-        header = (size_t)most * xchg_node_v_header_bytes(p, nn);
-        longest = (call->max_send_bytes > call->max_recv_bytes ? call->max_send_bytes
-                                                               : call->max_recv_bytes) *
-                  (size_t)most;
-    } else {
-        longest = (size_t)most * (size_t)most * call->block_bytes;
-    }
+    longest = xchg_node_call_longest(call, &header);
     if (xchg_node_windows(topo->node_shm_bytes, nn, header, SIZE_MAX, &w) == 0 &&
         xchg_node_windows(topo->node_shm_bytes, nn, 0, SIZE_MAX, &widest) == 0) {
-        size_t passes = longest / w.window + (longest % w.window != 0);
-        size_t turns = (passes > 0 ? passes : 1) + (size_t)xchg_node_rounds(nn) - 1;
-        piece = longest < widest.window ? longest : widest.window;
-        if (piece < 2 * XCHG_NODE_SPLIT_MIN && turns < (size_t)leaders)
+        double passes = ceil(longest / (double)w.window);
+        double turns = (passes > 0 ? passes : 1) + xchg_node_rounds(nn) - 1;
+        double piece = fmin(longest, (double)widest.window);
+        if (piece < 2.0 * (double)XCHG_NODE_SPLIT_MIN && turns < leaders)
             leaders = (int)turns;
     }
     params->leaders = leaders;

@@ -231,6 +231,12 @@ struct xchg_call;
 struct xchg_params;
 int xchg_node_applies(const struct xchg_call *call, const struct xchg_params *params,
                       const char **why);
+/* The longest stream of bytes between two nodes' ranks, as the models see call from its agreed
+ * summary (the most ranks of a node, its blocks or alltoallv's largest sends and receives), and
+ * *header, alltoallv's headers in a node's segment (0 for the others): the windows are those of
+ * the limit less *header, the passes ceil(longest / window). tuning/cost_node.c prices the call
+ * by them and xchg_node_as_run names what runs by them. */
+double xchg_node_call_longest(const struct xchg_call *call, size_t *header);
 /* params (their keys completed: the cost model's) rewritten to the values that name what runs
  * for call, as the model sees it (windows of the topology's limit): ports beyond a leader's
  * steps of a pass (at most N - 1) run as N - 1, leaders beyond a node's ranks as its ranks,
