@@ -495,6 +495,14 @@ static int cmp_candidate(const void *a, const void *b)
     return x->algo - y->algo;
 }
 
+/* Whether two parameter sets are equal, field by field: the struct's padding after leaders is
+ * not part of its value, so memcmp could tell equal sets apart. */
+static int params_equal(const xchg_params_t *x, const xchg_params_t *y)
+{
+    return x->radix == y->radix && x->nports == y->nports && x->inner == y->inner &&
+           x->dims_r == y->dims_r && x->dims_c == y->dims_c && x->leaders == y->leaders;
+}
+
 /* Whether params x and y of algorithm a make the same call (as a runs them). */
 static int same_run(const xchg_algo_t *a, const xchg_call_t *call, const xchg_params_t *x,
                     const xchg_params_t *y)
@@ -504,7 +512,7 @@ static int same_run(const xchg_algo_t *a, const xchg_call_t *call, const xchg_pa
         a->as_run(call, &rx);
         a->as_run(call, &ry);
     }
-    return memcmp(&rx, &ry, sizeof rx) == 0;
+    return params_equal(&rx, &ry);
 }
 
 static void add_candidate(candidate_t *out, int *n, int algo, const xchg_params_t *given,
@@ -1007,7 +1015,7 @@ static void verify_one(int coll, int s, int b, tool_call_t *call, MPI_Comm comm,
 
 static int same_choice(const cell_t *a, const cell_t *b)
 {
-    return a->algo == b->algo && memcmp(&a->params, &b->params, sizeof a->params) == 0;
+    return a->algo == b->algo && params_equal(&a->params, &b->params);
 }
 
 /* Rules of one row (one collective, one size): equal neighbouring buckets merged. */
@@ -1017,7 +1025,7 @@ static int row_rules(const cell_t *row, const size_t *buckets, int nbuckets, xch
     for (int b = 0; b < nbuckets; b++) {
         size_t hi = b + 1 < nbuckets ? buckets[b + 1] - 1 : SIZE_MAX;
         if (n > 0 && out[n - 1].algo == row[b].algo &&
-            memcmp(&out[n - 1].params, &row[b].params, sizeof row[b].params) == 0) {
+            params_equal(&out[n - 1].params, &row[b].params)) {
             out[n - 1].bmax = hi;
             continue;
         }
