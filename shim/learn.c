@@ -232,8 +232,9 @@ static void announce(const xchg_ctx_t *ctx, const xchg_shape_t *s, const char *w
 
 /* The slot of a shape: found, or a new one started with its candidates (settled on the first
  * at once where the models are sure of it: xchg_lp_sure; where they see no clear win,
- * xchg_lp_start_tie: settled on native for a close tie of cheap calls, else with the first
- * round's first probe counted as exploration). */
+ * xchg_lp_start_tie: settled on native for a close tie of cheap calls, or for a dear one across
+ * nodes of native's own schedule, else with the first round's first probe counted as
+ * exploration). */
 static int shape_for(const xchg_ctx_t *ctx, xchg_learning_t *dom, const xchg_call_t *call,
                      int source, const xchg_choice_t *decided, int *hint, xchg_ranking_t *r)
 {
@@ -267,7 +268,7 @@ static int shape_for(const xchg_ctx_t *ctx, xchg_learning_t *dom, const xchg_cal
         if (xchg_config.verbose && ctx->rank == 0 && s->lp.phase == XCHG_LP_SETTLED)
             announce(ctx, s, "sure", s->lp.winner);
     } else if (tie && !xchg_config.test_probe_all) {
-        xchg_lp_start_tie(&s->lp, cand, ncand, first);
+        xchg_lp_start_tie(&s->lp, cand, ncand, first, call->topo && call->topo->nnodes > 1);
         if (xchg_config.verbose && ctx->rank == 0 && s->lp.phase == XCHG_LP_SETTLED)
             announce(ctx, s, "tie", s->lp.winner);
     } else

@@ -78,6 +78,17 @@
  *    their round at once. Its first probe is the best xchg candidate, not what the shape would
  *    run without learning, so its calls' excess over the reference counts against the allowance
  *    once native is measured, as any other probe's does.
+ *  - But a dear tie across nodes whose candidate is priced exactly as native runs native, as a
+ *    close tie does, with its first round after tie_after calls. Native is priced as the
+ *    schedule the MPI library runs (tuning/cost_native.c), so that candidate is the same
+ *    messages posted the same way, and across nodes a dear call's time is its bytes through
+ *    the links, which either moves alike. The integer sort's 4 MPI_Alltoallv of 32 MiB a rank
+ *    on the emulated cluster (3,2,2,1 ranks at 100 Mbit/s), `pairwise:k=7` priced as native:
+ *    10.2 s a call against native's 6.3 under MPICH, 6.37 against 7.78 and 6.91 against 6.50
+ *    under Open MPI; a round there costs one of the program's four calls and gains nothing to
+ *    count on. On one node the two differ by the MPI library's own path (MPICH, 2 ranks, the
+ *    same sort: `pairwise:k=1` 6.8 ms a call, native 9.3, both priced 2.3), so there the tie is
+ *    probed at once.
  *  - A dear tie's warm-up call, the shape's first, runs native (tie_native): that call pays
  *    the one-time costs, the candidate's one timed call follows, then native's one. A dear
  *    shape is one that a program makes a handful of times (an integer sort's 4 MPI_Alltoallv of
@@ -370,7 +381,7 @@ void xchg_lp_start_sure(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, in
         start_settled(lp, lp->winner, C.relearn_first);
 }
 
-void xchg_lp_start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first)
+void xchg_lp_start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first, int across)
 {
     double e, native;
     xchg_lp_start(lp, cand, ncand, first);
@@ -380,6 +391,10 @@ void xchg_lp_start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int
     native = lp->cand[0].predicted;
     if (!(e >= C.dear_s) && native > 0 && e >= C.tie_close * native) {
         start_settled(lp, 0, C.tie_after); /* close and cheap: native, a round once repeated */
+        return;
+    }
+    if (across && e >= C.dear_s && lp->cand[lp->current].predicted == native) {
+        start_settled(lp, 0, C.tie_after); /* native's own schedule across links (the top) */
         return;
     }
     lp->tie = 1;

@@ -138,6 +138,17 @@ static void sim_start_by(sim_t *s, int n, const double *truth, const double *pre
     start(&s->lp, cand, n, first);
 }
 
+/* xchg_lp_start_tie on one node, and across nodes */
+static void start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first)
+{
+    xchg_lp_start_tie(lp, cand, ncand, first, 0);
+}
+
+static void start_tie_across(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first)
+{
+    xchg_lp_start_tie(lp, cand, ncand, first, 1);
+}
+
 static void sim_start(sim_t *s, int n, const double *truth, const double *predicted, int first)
 {
     sim_start_by(s, n, truth, predicted, first, xchg_lp_start);
@@ -392,7 +403,7 @@ int main(void)
             sim_start(&s, 3, truth, pred, 1);
             memcpy(kinds, s.lp.cand, sizeof kinds);
             kinds[1].shared = 1; /* shm, then pairwise: one's times do not scale the other */
-            xchg_lp_start_tie(&s.lp, kinds, 3, 1);
+            xchg_lp_start_tie(&s.lp, kinds, 3, 1, 0);
             while (s.calls < 80) {
                 int c = sim_call(&s);
                 if ((unsigned)s.calls <= after) {
@@ -414,7 +425,7 @@ int main(void)
         {
             double truth[2] = {8e-6, 1e-6}, pred[2] = {1.92e-6, 1.41e-6};
             int first_ran;
-            sim_start_by(&s, 2, truth, pred, 1, xchg_lp_start_tie);
+            sim_start_by(&s, 2, truth, pred, 1, start_tie);
             first_ran = sim_call(&s);
             while (s.calls < 17)
                 sim_call(&s);
@@ -442,16 +453,24 @@ int main(void)
     }
     /* a dear tie (the integer sort's MPI_Alltoallv of 32 MiB a rank on the emulated cluster:
      * native 6.3 s a call, pairwise 10.2 s, both priced 16 ms; on one node shm 5.1 ms against
-     * native's 8.6, priced 1.26 and 1.51 ms): the shape's first call runs native, then the
-     * candidate's one timed call, then native's; a candidate that loses costs one call of the
-     * program's four, one that wins runs from the fourth */
+     * native's 8.6, priced 1.26 and 1.51 ms, and pairwise 6.8 ms against native's 9.3, both
+     * priced 2.3 ms): the shape's first call runs native, then the candidate's one timed call,
+     * then native's; a candidate that loses costs one call of the program's four, one that wins
+     * runs from the fourth. Across nodes a candidate priced exactly as native (native's own
+     * schedule) is not probed: native runs until the shape's tie_after-th call, then a round */
     {
-        static const double cases[2][2][2] = {{{6.3, 10.2}, {16.1e-3, 16.1e-3}},
+        static const double cases[5][2][2] = {{{6.3, 10.2}, {16.1e-3, 16.1e-3}},
+                                              {{8.6e-3, 5.1e-3}, {1.51e-3, 1.26e-3}},
+                                              {{9.3e-3, 6.8e-3}, {2.3e-3, 2.3e-3}},
+                                              {{6.3, 10.2}, {16.1e-3, 16.1e-3}},
                                               {{8.6e-3, 5.1e-3}, {1.51e-3, 1.26e-3}}};
-        static const int want[2][4] = {{0, 1, 0, 0}, {0, 1, 0, 1}};
-        for (int k = 0; k < 2; k++) {
+        static const int across[5] = {0, 0, 0, 1, 1};
+        static const int want[5][4] = {
+            {0, 1, 0, 0}, {0, 1, 0, 1}, {0, 1, 0, 1}, {0, 0, 0, 0}, {0, 1, 0, 1}};
+        for (int k = 0; k < 5; k++) {
             int ran[4], match = 1;
-            sim_start_by(&s, 2, cases[k][0], cases[k][1], 1, xchg_lp_start_tie);
+            sim_start_by(&s, 2, cases[k][0], cases[k][1], 1,
+                         across[k] ? start_tie_across : start_tie);
             for (int i = 0; i < 4; i++) {
                 ran[i] = sim_call(&s);
                 match &= ran[i] == want[k][i];
@@ -460,6 +479,15 @@ int main(void)
                   ran[2], ran[3], want[k][0], want[k][1], want[k][2], want[k][3]);
             CHECK(s.lp.phase == XCHG_LP_SETTLED && s.lp.winner == want[k][3],
                   "dear tie %d: phase %d winner %d", k, s.lp.phase, s.lp.winner);
+            if (k == 3) { /* the round once the program has repeated the shape */
+                int probed = 0;
+                while (s.calls < (int)xchg_lp_constants.tie_after + 4)
+                    probed += sim_call(&s) == 1;
+                CHECK(probed == 1 && s.lp.winner == 0,
+                      "dear tie across: the candidate ran %d times by call %u (want 1), winner "
+                      "%d (want native)",
+                      probed, xchg_lp_constants.tie_after + 4, s.lp.winner);
+            }
         }
     }
     /* a stored verdict that needs a set-up: native until the shape's setup_after-th call, then
