@@ -232,9 +232,8 @@ static void announce(const xchg_ctx_t *ctx, const xchg_shape_t *s, const char *w
 
 /* The slot of a shape: found, or a new one started with its candidates (settled on the first
  * at once where the models are sure of it: xchg_lp_sure; where they see no clear win,
- * xchg_lp_start_tie: settled on native for a close tie of cheap calls, or for a dear one across
- * nodes of native's own schedule, else with the first round's first probe counted as
- * exploration). */
+ * xchg_lp_start_tie: settled on native for a close tie of cheap calls, or of dear ones across
+ * nodes, else with the first round's first probe counted as exploration). */
 static int shape_for(const xchg_ctx_t *ctx, xchg_learning_t *dom, const xchg_call_t *call,
                      int source, const xchg_choice_t *decided, int *hint, xchg_ranking_t *r)
 {

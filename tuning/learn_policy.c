@@ -15,8 +15,9 @@
  *
  * A shape starts in a round (xchg_lp_start), or settled without one: on a stored verdict
  * (xchg_lp_start_known), on a choice the models are sure of (xchg_lp_start_sure), or on native
- * where they see a close tie of cheap calls (xchg_lp_start_tie); these make their first round after
- * relearn_known, relearn_first or tie_after calls.
+ * where they see a close tie of cheap calls, or of dear ones across nodes (xchg_lp_start_tie);
+ * these make their first round after relearn_known, relearn_first, tie_after or tie_dear_after
+ * calls.
  *
  * The rules of a round:
  *  - Order. The round's first probe runs what the call would run anyway: the models' choice, or
@@ -78,17 +79,17 @@
  *    their round at once. Its first probe is the best xchg candidate, not what the shape would
  *    run without learning, so its calls' excess over the reference counts against the allowance
  *    once native is measured, as any other probe's does.
- *  - But a dear tie across nodes whose candidate is priced exactly as native runs native, as a
- *    close tie does, with its first round after tie_after calls. Native is priced as the
- *    schedule the MPI library runs (tuning/cost_native.c), so that candidate is the same
- *    messages posted the same way, and across nodes a dear call's time is its bytes through
- *    the links, which either moves alike. The integer sort's 4 MPI_Alltoallv of 32 MiB a rank
- *    on the emulated cluster (3,2,2,1 ranks at 100 Mbit/s), `pairwise:k=7` priced as native:
- *    10.2 s a call against native's 6.3 under MPICH, 6.37 against 7.78 and 6.91 against 6.50
- *    under Open MPI; a round there costs one of the program's four calls and gains nothing to
- *    count on. On one node the two differ by the MPI library's own path (MPICH, 2 ranks, the
- *    same sort: `pairwise:k=1` 6.8 ms a call, native 9.3, both priced 2.3), so there the tie is
- *    probed at once.
+ *  - But a close dear tie across nodes runs native too, unwatched, and makes its first round
+ *    after tie_dear_after calls. Across nodes a dear call's time is its bytes through the
+ *    links, which every candidate moves alike (the models price them within a few percent of
+ *    each other), and a round costs about one call of its loser. Emulated cluster (3,2,2,1
+ *    ranks at 100 Mbit/s): the integer sort's 4 MPI_Alltoallv of 32 MiB a rank, `pairwise:k=7`
+ *    priced as native, took 10.2 s a call against native's 6.3 under MPICH, 6.37 against 7.78
+ *    and 6.91 against 6.50 under Open MPI; the 3D FFT's 20 MPI_Alltoall of 512 KiB blocks
+ *    (native 0.85 to 0.88 s a call, `pairwise:k=7` 0.80 to 0.89, `node` 1.23, all priced 0.26)
+ *    ran 1.046 times native's time over 5 runs with its round at once. On one node the
+ *    candidates differ by more than the links (MPICH, 2 ranks, the same sort: `pairwise:k=1`
+ *    6.8 ms a call, native 9.3, both priced 2.3), so there a dear tie is probed at once.
  *  - A dear tie's warm-up call, the shape's first, runs native (tie_native): that call pays
  *    the one-time costs, the candidate's one timed call follows, then native's one. A dear
  *    shape is one that a program makes a handful of times (an integer sort's 4 MPI_Alltoallv of
@@ -135,6 +136,9 @@ const xchg_lp_constants_t xchg_lp_constants = {
     .tie_after = 16,         /* a close tie promises a gain within the models' error, worth a
                               * round in a shape the program repeats (setup_after), not in one it
                               * makes a handful of times (an FFT's 8 transposes) */
+    .tie_dear_after = 128,   /* a close dear tie across nodes: a round costs about one call of
+                              * its loser (the FFT's `node` 1.23 s against native's 0.85) to gain
+                              * within the models' error, paid back only over many calls */
     .tie_close = 0.90,       /* a gain of 10 %, the allowance's share, is what a round costs a
                               * short-lived shape; a tie that promises more is probed at once */
     .setup_after = 16,       /* a shape made 16 times is one the program repeats: a set-up worth
@@ -389,12 +393,9 @@ void xchg_lp_start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int
         return; /* native alone, or a first that waits for its set-up: native's round */
     e = expected(lp, lp->current);
     native = lp->cand[0].predicted;
-    if (!(e >= C.dear_s) && native > 0 && e >= C.tie_close * native) {
-        start_settled(lp, 0, C.tie_after); /* close and cheap: native, a round once repeated */
-        return;
-    }
-    if (across && e >= C.dear_s && lp->cand[lp->current].predicted == native) {
-        start_settled(lp, 0, C.tie_after); /* native's own schedule across links (the top) */
+    if (native > 0 && e >= C.tie_close * native && (!(e >= C.dear_s) || across)) {
+        /* close: native, a round once the program has repeated the shape (the top) */
+        start_settled(lp, 0, e >= C.dear_s ? C.tie_dear_after : C.tie_after);
         return;
     }
     lp->tie = 1;
