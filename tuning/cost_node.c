@@ -22,7 +22,14 @@
  * one after another, however many leaders send them. The leaders' steps are sequential (a step's
  * start-up then its bytes), so the three add up; with k ports a leader's steps go k at a time,
  * ceil(ceil(S / L_x) / k) start-ups (the bytes still pass the one link, the gaps the one
- * interface). MPI_Alltoallv: the same with the busiest
+ * interface), and the node's gaps and its link's bytes overlap, so the larger counts: with
+ * messages in flight together one leaves the node a gap after another while the earlier ones'
+ * bytes are on the link (LogGP's g and G; the flat models' rounds take the larger of the node's
+ * gaps and a rank's bytes alike, xchg_cost_round). Summed, they priced MPI_Alltoall of 256 B on
+ * 3,2,2,1 at 100 Mbit/s (MPI_Init's constants: gap_inter 22 us, tau_inter 7e-8 s/B) at 237 us
+ * against native's 297, within XCHG_MODEL_MARGIN, where `node` took 0.53 to 0.66 of native's
+ * time (`xchg-tune --verify`, scripts/bench_node.sh); the larger: 161. MPI_Alltoallv: the same
+ * with the busiest
  * node's bytes n_x min(h, (p - n_x) m) (h = max(h1, h2), m the largest message: agreed or
  * carried values), one more synchronisation (the headers) and its n_x p 8 bytes of headers read
  * by every rank. MPI_Allgather: per pass (c = the limit's p-th part of a block, T = ceil(b / c))
@@ -113,8 +120,9 @@ static double between(const node_kinds_t *k, const xchg_machine_t *m, int leader
     streams = fmin(lx, steps);
     if (m->inject > 0)
         streams = fmin(streams, m->inject);
+    double gaps = steps * m->gap_inter, bytes = link * tau_between(m) / fmax(streams, 1.0);
     return ceil(ceil(steps / lx) / (ports > 1 ? ports : 1)) * beta_between(m) +
-           steps * m->gap_inter + link * tau_between(m) / fmax(streams, 1.0);
+           (ports > 1 ? fmax(gaps, bytes) : gaps + bytes);
 }
 
 /* MPI_Alltoall and MPI_Alltoallv at `leaders` leaders and `ports` ports. */
