@@ -110,7 +110,7 @@ static double tau_between(const xchg_machine_t *m)
 static double between(const node_kinds_t *k, const xchg_machine_t *m, int leaders, int ports,
                       int n, double link, double pair, double passes)
 {
-    double lx = leaders < n ? leaders : n, parts = 1, steps, streams;
+    double lx = leaders < n ? leaders : n, parts = 1, steps, streams, gaps, bytes;
     double ly = leaders < k->n[1] ? leaders : k->n[1];
     if (k->nnodes <= 1)
         return 0.0;
@@ -120,7 +120,8 @@ static double between(const node_kinds_t *k, const xchg_machine_t *m, int leader
     streams = fmin(lx, steps);
     if (m->inject > 0)
         streams = fmin(streams, m->inject);
-    double gaps = steps * m->gap_inter, bytes = link * tau_between(m) / fmax(streams, 1.0);
+    gaps = steps * m->gap_inter;
+    bytes = link * tau_between(m) / fmax(streams, 1.0);
     return ceil(ceil(steps / lx) / (ports > 1 ? ports : 1)) * beta_between(m) +
            (ports > 1 ? fmax(gaps, bytes) : gaps + bytes);
 }
