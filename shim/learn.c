@@ -8,12 +8,11 @@
  * native and the models' best xchg algorithms (those priced within the policy's span of the
  * best, and the best with one message in flight, since the port count is what the models know
  * least; on nodes linked by a network where no gap at a node was measured, the node algorithm:
- * xchg_lp_node_joins; across nodes, on even blocks of 512 KiB or more, pairwise exchange with
- * one message in flight, marked one_port: mark_one_port), the decided one first. The policy then
- * names, call by call, what runs, which calls are timed, and at which call the ranks agree on the
- * times. Where the models are sure of their choice (xchg_lp_sure: native priced at least twice it,
- * on calls whose bytes cost less than a start-up), the shape runs it untimed and learns only once
- * the program has made it relearn_first times (xchg_lp_start_sure).
+ * xchg_lp_node_joins), the decided one first. The policy then names, call by call, what runs,
+ * which calls are timed, and at which call the ranks agree on the times. Where the models are
+ * sure of their choice (xchg_lp_sure: native priced at least twice it, on calls whose bytes cost
+ * less than a start-up), the shape runs it untimed and learns only once the program has made
+ * it relearn_first times (xchg_lp_start_sure).
  *
  * The one entry point per call is advance(): every call of a shape, on whichever path it takes
  * (xchg_learn_pick through selection, or xchg_learn_tick on the memorised fast path of
@@ -127,36 +126,9 @@ static void add(xchg_lp_cand_t *cand, int *n, const xchg_choice_t *c)
 {
     if (*n >= XCHG_LP_MAX || taken(cand, *n, c))
         return;
-    cand[*n] = (xchg_lp_cand_t){
-        c->algo, c->params, c->time, 0.0, 0, xchg_algos[c->algo].shared_memory, 0, 0};
+    cand[*n] = (xchg_lp_cand_t){c->algo, c->params, c->time, 0.0, 0,
+                                xchg_algos[c->algo].shared_memory, 0};
     (*n)++;
-}
-
-/* Blocks of at least one_port_from, about even, across nodes: pairwise exchange with one
- * message in flight marked one_port among the candidates (a close dear tie runs it:
- * learn_policy.c, ties), added where they lack it: in the last place when they are full, but
- * never in the first probe's. Returns the candidates' count. */
-static int mark_one_port(const xchg_call_t *call, xchg_lp_cand_t *cand, int ncand, int first)
-{
-    xchg_choice_t one = {xchg_algo_find(call->coll, "pairwise"), {.nports = 1}, 0.0};
-    const char *why;
-    int at = ncand < XCHG_LP_MAX ? ncand : ncand - 1;
-
-    if (!call->topo || call->topo->nnodes < 2 || xchg_skew_class(call) != 0 ||
-        call->block_bytes < xchg_lp_constants.one_port_from || one.algo < 0 ||
-        !xchg_algos[one.algo].applies(call, &one.params, &why))
-        return ncand;
-    for (int i = 1; i < ncand; i++)
-        if (is(&cand[i], one.algo, &one.params)) {
-            cand[i].one_port = 1;
-            return ncand;
-        }
-    at = at == first ? at - 1 : at;
-    if (at < 1)
-        return ncand;
-    one.time = xchg_algos[one.algo].cost(call, &xchg_config.machine, &one.params);
-    cand[at] = (xchg_lp_cand_t){one.algo, one.params, one.time, 0.0, 0, 0, 0, 1};
-    return at == ncand ? ncand + 1 : ncand;
 }
 
 /* The shape's candidates (cand[0] native) and the index of the one to probe first (or, for a
@@ -180,7 +152,7 @@ static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *
     int ncand = 1, node;
     double best = 0.0, serial;
 
-    cand[0] = (xchg_lp_cand_t){native, {0}, 0.0, 0.0, 0, 0, 0, 0};
+    cand[0] = (xchg_lp_cand_t){native, {0}, 0.0, 0.0, 0, 0, 0};
     for (int i = 0; i < n; i++) {
         if (ranked[i].algo == native)
             cand[0].predicted = ranked[i].time;
@@ -237,7 +209,7 @@ static int candidates(const xchg_call_t *call, int source, const xchg_choice_t *
             add(cand, &ncand, &unpriced);
         break;
     }
-    return mark_one_port(call, cand, ncand, *first);
+    return ncand;
 }
 
 /* Mark the candidates whose first call must make or grow the context's segment to halves of

@@ -15,8 +15,7 @@
  *
  * A shape starts in a round (xchg_lp_start), or settled without one: on a stored verdict
  * (xchg_lp_start_known), on a choice the models are sure of (xchg_lp_start_sure), or on native
- * where they see a close tie of cheap calls, or of dear ones across nodes (on one message in
- * flight there where the blocks are long: xchg_lp_start_tie);
+ * where they see a close tie of cheap calls, or of dear ones across nodes (xchg_lp_start_tie);
  * these make their first round after relearn_known, relearn_first, tie_after or tie_dear_after
  * calls.
  *
@@ -91,16 +90,6 @@
  *    spent a call of its round at once on `node`. On one node the
  *    candidates differ by more than the links (MPICH, 2 ranks, the same sort: `pairwise:k=1`
  *    6.8 ms a call, native 9.3, both priced 2.3), so there a dear tie is probed at once.
- *  - Where such a tie's blocks are long (one_port_from up) and even (shim/learn.c marks the
- *    candidate one_port), it runs pairwise exchange with one message in flight instead of
- *    native. The models price the two alike (the same bytes; a few start-ups more), but every
- *    rank's messages at once share each node's link, overflow its queue and make TCP back off,
- *    where one in flight keeps a node's flows to its ranks; it is the schedule that MPICH
- *    itself runs for long blocks (tuning/cost_native.c). Open MPI, emulated cluster 3,2,2,1,
- *    `xchg-bench --rounds 3`, time against native: at 100 Mbit/s MPI_Alltoall of 512 KiB
- *    0.88 to 1.00 and 2 MiB 0.75 to 0.83, MPI_Alltoallv of 2 and 4 MiB 0.89 and 0.90; at 1
- *    Gbit/s MPI_Alltoall of 512 KiB, 2 and 4 MiB 0.85, 0.81, 0.87, MPI_Alltoallv 0.91, 0.89,
- *    0.85. At 256 KiB it lost at 1 Gbit/s (1.05, and 1.21 on 4,1,1,1,1).
  *  - A dear tie's warm-up call, the shape's first, runs native (tie_native): that call pays
  *    the one-time costs, the candidate's one timed call follows, then native's one. A dear
  *    shape is one that a program makes a handful of times (an integer sort's 4 MPI_Alltoallv of
@@ -152,8 +141,6 @@ const xchg_lp_constants_t xchg_lp_constants = {
                               * within the models' error, paid back only over many calls */
     .tie_close = 0.90,       /* a gain of 10 %, the allowance's share, is what a round costs a
                               * short-lived shape; a tie that promises more is probed at once */
-    .one_port_from = 524288, /* 512 KiB, the least block where one message in flight never
-                              * lost to Open MPI's native across nodes (file header, ties) */
     .setup_after = 16,       /* a shape made 16 times is one the program repeats: a set-up worth
                               * tens of its calls is paid back */
     .span = 3.0,             /* the models' error between xchg algorithms is tens of percent */
@@ -407,12 +394,8 @@ void xchg_lp_start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int
     e = expected(lp, lp->current);
     native = lp->cand[0].predicted;
     if (native > 0 && e >= C.tie_close * native && (!(e >= C.dear_s) || across)) {
-        /* close: native (dear: one message in flight where marked), a round once the program
-         * has repeated the shape (the top) */
-        int settle = 0;
-        for (int c = 1; c < lp->ncand && e >= C.dear_s && !settle; c++)
-            settle = lp->cand[c].one_port ? c : 0;
-        start_settled(lp, settle, e >= C.dear_s ? C.tie_dear_after : C.tie_after);
+        /* close: native, a round once the program has repeated the shape (the top) */
+        start_settled(lp, 0, e >= C.dear_s ? C.tie_dear_after : C.tie_after);
         return;
     }
     lp->tie = 1;

@@ -17,9 +17,7 @@
  * the watch sees it drift. Where the models are sure of their choice (xchg_lp_sure), a shape
  * starts settled on it and makes its first round only after relearn_first calls
  * (xchg_lp_start_sure); where they see a close tie of cheap calls, it starts settled on native
- * and makes its first round after tie_after calls, and a close tie of dear ones across nodes
- * likewise after tie_dear_after calls, on one message in flight where the blocks are long
- * (xchg_lp_start_tie).
+ * and makes its first round after tie_after calls (xchg_lp_start_tie).
  */
 #ifndef XCHG_LEARN_POLICY_H
 #define XCHG_LEARN_POLICY_H
@@ -56,11 +54,8 @@ typedef struct xchg_lp_constants {
                               cold call is probed again */
     unsigned tie_after;     /* a close tie of calls cheaper than dear_s runs native for this
                                many calls, then makes its first round, */
-    unsigned tie_dear_after; /* and a close dear tie across nodes for this many (on the
-                                candidate marked one_port where there is one, else native), */
+    unsigned tie_dear_after; /* and a close dear tie across nodes for this many, */
     double tie_close;       /* close: the candidate priced at this times native's price or more */
-    size_t one_port_from;   /* blocks from this size up mark pairwise exchange with one message
-                               in flight one_port across nodes (shim/learn.c, candidates) */
     unsigned setup_after;   /* a candidate that must first set something up (the node's shared
                               segment made or grown) runs from the shape's call this many on */
     double span;             /* candidates: xchg algorithms priced within this factor of the best */
@@ -92,8 +87,6 @@ typedef struct xchg_lp_cand {
                          messages); native and message algorithms 0 */
     int setup;        /* 1: its first call sets up what it needs once (makes or grows the node's
                          shared segment), a cost that only a repeated shape pays back */
-    int one_port;     /* 1: pairwise exchange with one message in flight, on long blocks across
-                         nodes: what a close dear tie runs there (learn_policy.c, ties) */
 } xchg_lp_cand_t;
 
 /* What a call of the shape does (xchg_lp_call). */
@@ -169,8 +162,7 @@ void xchg_lp_start_sure(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, in
  * after tie_after calls, when it has shown that the program repeats it. Otherwise as
  * xchg_lp_start, but the first round's first probe is exploration too, paid by the allowance;
  * where it is dear, its warm-up call runs native. across: the call spans nodes; there a close
- * tie of dear calls runs the candidate marked one_port (else native), unwatched, and makes its
- * first round after tie_dear_after calls. */
+ * tie of dear calls runs native too, and makes its first round after tie_dear_after calls. */
 void xchg_lp_start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first, int across);
 /* Whether the models are sure of their choice, priced first_s, against native, priced
  * native_s: native_s is at least sure times first_s, and the bytes of the call's busiest rank

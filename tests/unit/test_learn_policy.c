@@ -149,28 +149,6 @@ static void start_tie_across(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncan
     xchg_lp_start_tie(lp, cand, ncand, first, 1);
 }
 
-/* the same with the last candidate marked one_port (shim/learn.c: pairwise exchange with one
- * message in flight, long blocks across nodes) */
-static void start_tie_one_port(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first,
-                               int across)
-{
-    xchg_lp_cand_t marked[XCHG_LP_MAX];
-    memcpy(marked, cand, (size_t)ncand * sizeof *marked);
-    marked[ncand - 1].one_port = 1;
-    xchg_lp_start_tie(lp, marked, ncand, first, across);
-}
-
-static void start_tie_one_port_across(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand,
-                                      int first)
-{
-    start_tie_one_port(lp, cand, ncand, first, 1);
-}
-
-static void start_tie_one_port_here(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first)
-{
-    start_tie_one_port(lp, cand, ncand, first, 0);
-}
-
 static void sim_start(sim_t *s, int n, const double *truth, const double *predicted, int first)
 {
     sim_start_by(s, n, truth, predicted, first, xchg_lp_start);
@@ -339,7 +317,7 @@ int main(void)
     }
     /* a stored verdict: unwatched, probed after relearn_known calls */
     {
-        xchg_lp_cand_t cand[2] = {{0, {0}, 2e-6, 0, 0, 0, 0, 0}, {1, {0}, 1e-6, 0, 0, 0, 0, 0}};
+        xchg_lp_cand_t cand[2] = {{0, {0}, 2e-6, 0, 0, 0, 0}, {1, {0}, 1e-6, 0, 0, 0, 0}};
         xchg_lp_step_t step;
         int timed = 0, n = 0;
         xchg_lp_start_known(&s.lp, cand, 2, 1);
@@ -517,43 +495,10 @@ int main(void)
             }
         }
     }
-    /* a close dear tie across nodes with a candidate marked one_port (Open MPI's MPI_Alltoallv
-     * of 4 MiB blocks on the emulated cluster, 3,2,2,1 at 100 Mbit/s: native 7.75 s a call,
-     * pairwise:k=7 7.72, pairwise:k=1 7.01, all priced 2.06 s): that candidate runs from the
-     * first call, untimed, until the shape's tie_dear_after-th call, whose round keeps it. The
-     * same tie of cheap calls runs native, and on one node the dear one is probed at once. */
-    {
-        static const double truth[3] = {7.75, 7.72, 7.01}, priced[3] = {2.06, 2.06, 2.0601};
-        static const double cheap_truth[3] = {7.75e-4, 7.72e-4, 7.01e-4},
-                            cheap_priced[3] = {2.06e-4, 2.06e-4, 2.0601e-4};
-        unsigned after = xchg_lp_constants.tie_dear_after;
-        int other = 0, agreed_early = -1, cheap_other = 0;
-        sim_start_by(&s, 3, truth, priced, 1, start_tie_one_port_across);
-        while (s.calls < (int)after - 1) {
-            other += sim_call(&s) != 2;
-            agreed_early = s.agreements;
-        }
-        while (s.calls < (int)after + 8)
-            sim_call(&s);
-        CHECK(other == 0 && agreed_early == 0 && s.lp.phase == XCHG_LP_SETTLED && s.lp.winner == 2,
-              "one-port tie across: %d of the first %u calls ran another candidate (want 0), "
-              "%d agreements among them (want 0), winner %d after the round (want 2)",
-              other, after - 1, agreed_early, s.lp.winner);
-        sim_start_by(&s, 3, cheap_truth, cheap_priced, 1, start_tie_one_port_across);
-        while (s.calls < (int)xchg_lp_constants.tie_after - 1)
-            cheap_other += sim_call(&s) != 0;
-        CHECK(cheap_other == 0,
-              "one-port cheap tie across: %d of the first %u calls ran other "
-              "than native (want 0)",
-              cheap_other, xchg_lp_constants.tie_after - 1);
-        sim_start_by(&s, 3, truth, priced, 1, start_tie_one_port_here);
-        CHECK(s.lp.phase == XCHG_LP_PROBING && sim_call(&s) == 0 && sim_call(&s) == 1,
-              "one-port dear tie on one node: not probed at once (phase %d)", s.lp.phase);
-    }
     /* a stored verdict that needs a set-up: native until the shape's setup_after-th call, then
      * the verdict on every call */
     {
-        xchg_lp_cand_t cand[2] = {{0, {0}, 2e-6, 0, 0, 0, 0, 0}, {1, {0}, 1e-6, 0, 0, 1, 1, 0}};
+        xchg_lp_cand_t cand[2] = {{0, {0}, 2e-6, 0, 0, 0, 0}, {1, {0}, 1e-6, 0, 0, 1, 1}};
         unsigned after = xchg_lp_constants.setup_after;
         int wrong = 0;
         xchg_lp_start_known(&s.lp, cand, 2, 1);
@@ -996,7 +941,7 @@ int main(void)
     }
     /* native alone: settled at once, never timed */
     {
-        xchg_lp_cand_t cand[1] = {{0, {0}, 1e-6, 0, 0, 0, 0, 0}};
+        xchg_lp_cand_t cand[1] = {{0, {0}, 1e-6, 0, 0, 0, 0}};
         int timed = 0;
         xchg_lp_start(&s.lp, cand, 1, 0);
         for (int i = 0; i < 1000; i++)
