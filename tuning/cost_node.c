@@ -29,11 +29,10 @@
  * 3,2,2,1 at 100 Mbit/s (MPI_Init's constants: gap_inter 22 us, tau_inter 7e-8 s/B) at 237 us
  * against native's 297, within XCHG_MODEL_MARGIN, where `node` took 0.53 to 0.66 of native's
  * time (`xchg-tune --verify`, scripts/bench_node.sh); the larger: 161. MPI_Alltoallv: the same
- * with the busiest
- * node's bytes n_x min(h, (p - n_x) m) (h = max(h1, h2), m the largest message: agreed or
- * carried values), one more synchronisation (the headers) and its n_x p 8 bytes of headers read
- * by every rank. MPI_Allgather: per pass (c = the limit's p-th part of a block, T = ceil(b / c))
- * two synchronisations and the leader's ceil(log_{k+1} N) rounds, beta_inter each, and
+ * with the busiest node's bytes n_x min(h, (p - n_x) m) (h = max(h1, h2), m the largest message:
+ * agreed or carried values), one more synchronisation (the headers) and its n_x p 8 bytes of
+ * headers read by every rank. MPI_Allgather: per pass (c = the limit's p-th part of a block, T =
+ * ceil(b / c)) two synchronisations and the leader's ceil(log_{k+1} N) rounds, beta_inter each, and
  * gap_inter for each of its messages; through each node's link the busier way: in, (p - n_x) b
  * (the node of fewest ranks receives the most), out, its own n_x b in each of its M messages and
  * the F chunks of other nodes they forward (the plan's counts, each chunk priced at the other

@@ -87,9 +87,9 @@
  *    priced as native, took 10.2 s a call against native's 6.3 under MPICH, 6.37 against 7.78
  *    and 6.91 against 6.50 under Open MPI; the 3D FFT's 20 MPI_Alltoall of 512 KiB blocks
  *    (native 0.85 to 0.88 s a call, `pairwise:k=7` 0.80 to 0.89, `node` 1.23, all priced 0.26)
- *    spent a call of its round at once on `node`. On one node the
- *    candidates differ by more than the links (MPICH, 2 ranks, the same sort: `pairwise:k=1`
- *    6.8 ms a call, native 9.3, both priced 2.3), so there a dear tie is probed at once.
+ *    spent a call of its round at once on `node`. On one node the candidates differ by more
+ *    than the links (MPICH, 2 ranks, the same sort: `pairwise:k=1` 6.8 ms a call, native 9.3,
+ *    both priced 2.3), so there a dear tie is probed at once.
  *  - A dear tie's warm-up call, the shape's first, runs native (tie_native): that call pays
  *    the one-time costs, the candidate's one timed call follows, then native's one. A dear
  *    shape is one that a program makes a handful of times (an integer sort's 4 MPI_Alltoallv of

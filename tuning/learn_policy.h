@@ -17,7 +17,8 @@
  * the watch sees it drift. Where the models are sure of their choice (xchg_lp_sure), a shape
  * starts settled on it and makes its first round only after relearn_first calls
  * (xchg_lp_start_sure); where they see a close tie of cheap calls, it starts settled on native
- * and makes its first round after tie_after calls (xchg_lp_start_tie).
+ * and makes its first round after tie_after calls, and a close tie of dear ones across nodes
+ * likewise after tie_dear_after calls (xchg_lp_start_tie).
  */
 #ifndef XCHG_LEARN_POLICY_H
 #define XCHG_LEARN_POLICY_H
