@@ -7,14 +7,16 @@
  *   1. every rank copies its bytes of the pass (stream bytes [t W, (t + 1) W)) from its send
  *      buffer into its node's windows: the local stream, the message to each other node;
  *   2. the node synchronises (all its ranks' bytes are in);
- *   3. the node's leaders run their steps of the pass, round by round: one xchg_exchange for
- *      each k of a leader's steps (k = cfg.ports: 1, the factor schedule's one message of a
- *      leader at a time; more, the messages of k steps in flight at once, where start-ups
- *      between nodes cost more than the link's bytes), straight from the window of the
- *      message to y into y's leader's window of the message from this node (the statistics
- *      behind the first pass's last part, when carrying); the other ranks copy their local
- *      blocks out meanwhile. No batch waits on a step that its peer has not posted for good:
- *      the earliest round left anywhere is in both its leaders' current batches, so it
+ *   3. the node's leaders run their steps of the pass, round by round, each leader's sending
+ *      side as its member j and its receiving side as member n_x - 1 - j (one rank may be
+ *      both): one xchg_exchange for each k of a rank's steps (k = cfg.ports: 1, the factor
+ *      schedule's one message each way of a leader at a time; more, the messages of k steps in
+ *      flight at once, where start-ups between nodes cost more than the link's bytes),
+ *      straight from the window of the message to y into the window of y's receiving rank for
+ *      the message from this node (the statistics behind the first pass's last part, when
+ *      carrying); the other ranks copy their local blocks out meanwhile. No batch waits on a
+ *      message that its other end has not posted for good: the earliest message left anywhere
+ *      (in the order pass, round, part) is in the current batches of both its ranks, so it
  *      completes, and then the next;
  *   4. the node synchronises again (every message of the pass has arrived; skipped on a
  *      one-node communicator, which has no messages);
@@ -104,37 +106,45 @@ static void read_pass(const xchg_node_call_t *c, const char *half, size_t t, int
     }
 }
 
-/* One step of a leader into the batch: its message to y and y's to it. */
+/* This rank's part of a step into the batch: as the sender of its leader, the message to y's
+ * receiver; as the receiver, the message from y's sender. */
 static void leader_step(const xchg_node_call_t *c, char *half, int y, const xchg_node_step_t *st,
-                        int *nsends, int *nrecvs)
+                        int sends, int recvs, int *nsends, int *nrecvs)
 {
-    int nn = c->lay.nnodes, peer = c->lay.members[c->lay.first[y] + st->peer_leader];
+    int nn = c->lay.nnodes, at = c->lay.first[y];
     char *out = half + xchg_node_window_at(&c->win, xchg_node_out_window(c->node, y));
     char *in = half + xchg_node_window_at(&c->win, xchg_node_in_window(nn, c->node, y));
 
-    if (st->send_stats)
+    if (sends && st->send_stats)
         memcpy(out + st->send_off + st->send_bytes - XCHG_NODE_STATS, c->stats, XCHG_NODE_STATS);
-    if (st->send)
-        c->sends[(*nsends)++] = (xchg_msg_t){peer, out + st->send_off, st->send_bytes};
-    if (st->recv)
-        c->recvs[(*nrecvs)++] = (xchg_msg_t){peer, in + st->recv_off, st->recv_bytes};
+    if (sends && st->send)
+        c->sends[(*nsends)++] =
+            (xchg_msg_t){c->lay.members[at + xchg_node_receiver(&c->lay, y, st->peer_leader)],
+                         out + st->send_off, st->send_bytes};
+    if (recvs && st->recv)
+        c->recvs[(*nrecvs)++] =
+            (xchg_msg_t){c->lay.members[at + st->peer_leader], in + st->recv_off, st->recv_bytes};
 }
 
-/* Step 3 for a leader: its steps of pass t, round by round, batch of them at once. */
+/* Step 3 for a leader's sender or receiver (or both): its steps of pass t, round by round,
+ * batch of them at once. */
 static int leader_pass(xchg_ctx_t *ctx, const xchg_node_call_t *c, char *half, size_t t)
 {
     xchg_node_step_t *steps = c->steps;
     int x = c->node, rounds = xchg_node_rounds(c->lay.nnodes), rc = MPI_SUCCESS;
     int held = 0, nsends = 0, nrecvs = 0;
+    int send_as = c->me < xchg_node_leaders(&c->lay, x, c->cfg.leaders) ? c->me : -1;
+    int recv_as = xchg_node_receives_for(&c->lay, x, c->cfg.leaders, c->me);
     for (int f = 0; f < rounds && rc == MPI_SUCCESS; f++) {
         int y = xchg_node_partner(&c->lay, x, f), n;
         if (y == x)
             continue;
         n = xchg_node_steps(&c->lay, &c->cfg, x, y, f, t, c->stream_len[y], c->in_len[y], steps);
         for (int k = 0; k < n && rc == MPI_SUCCESS; k++) {
-            if (steps[k].leader != c->me)
+            int sends = steps[k].leader == send_as, recvs = steps[k].leader == recv_as;
+            if (!sends && !recvs)
                 continue;
-            leader_step(c, half, y, &steps[k], &nsends, &nrecvs);
+            leader_step(c, half, y, &steps[k], sends, recvs, &nsends, &nrecvs);
             if (++held == c->batch) {
                 rc = xchg_exchange(ctx, c->sends, nsends, c->recvs, nrecvs);
                 held = nsends = nrecvs = 0;
@@ -176,7 +186,9 @@ static void read_stats(xchg_node_call_t *c, const char *half)
 
 int xchg_node_run(xchg_ctx_t *ctx, xchg_node_call_t *c)
 {
-    int rc = MPI_SUCCESS, leader = c->me < xchg_node_leaders(&c->lay, c->node, c->cfg.leaders);
+    int rc = MPI_SUCCESS,
+        leader = c->me < xchg_node_leaders(&c->lay, c->node, c->cfg.leaders) ||
+                 xchg_node_receives_for(&c->lay, c->node, c->cfg.leaders, c->me) >= 0;
     size_t passes = node_passes(c);
 
     for (size_t t = 0; t < passes; t++) {

@@ -456,4 +456,8 @@ void xchg_node_as_run(const struct xchg_call *call, struct xchg_params *params)
             leaders = (int)turns;
     }
     params->leaders = leaders;
+    /* with more than one leader a rank may send for one and receive for another: its most steps
+     * of a pass are 2 (N - 1) */
+    ports = leaders > 1 ? 2 * (nn - 1) : nn - 1;
+    params->nports = k < ports ? k : ports;
 }

@@ -31,15 +31,20 @@
  * in exactly one round. With one leader a node exchanges with one node at a time, the paper's
  * single-ported node, with one message each way sized by both nodes' ranks (n_x n_y blocks):
  * the hierarchical factor algorithm with each node's ranks' messages gathered into one. With
- * L leaders (leaders=L; a node has min(L, n_x), its lowest ranks) a pair's piece of at least
- * split_min bytes per part is cut into P = min(L_x, L_y, piece / split_min) parts by bytes,
+ * L leaders (leaders=L; a node has min(L, n_x); see below for which ranks) a pair's piece of at
+ * least split_min bytes per part is cut into P = min(L_x, L_y, piece / split_min) parts by bytes,
  * part q run by leader (t + f + q) mod L_x of x and (t + f + q) mod L_y of y: small pieces are
  * shared out by destination (rounds rotate over the leaders), large ones by bytes, so no leader
- * carries a skewed node's largest message alone. Each leader runs its steps one at a time in
- * the order (pass, round, part); that order is the same at both ends of every step, so the
- * steps cannot deadlock, and a node never has more than its leaders' messages in flight across
- * its link. Both ends compute the parts from the pair's message length (MPI requires the
- * sender's and receiver's counts to match; unmatched counts are an erroneous program).
+ * carries a skewed node's largest message alone. Leader j of x sends as member j and receives
+ * as member n_x - 1 - j (xchg_node_receiver), so the two messages of a step travel between two
+ * different pairs of ranks unless both leaders are the middle members of nodes of odd size (one-
+ * rank nodes, for one): Open MPI's TCP transport, with its defaults, carries a large message's
+ * two directions between one pair of ranks one after the other (docs/cluster.md). A rank runs its
+ * steps (as a sender, a receiver, or both) one at a time in the order (pass, round, part); that
+ * order is the same at both ends of every message, so the steps cannot deadlock, and a node never
+ * has more than its leaders' messages in flight each way across its link. Both ends compute the
+ * parts from the pair's message length (MPI requires the sender's and receiver's counts to match;
+ * unmatched counts are an erroneous program).
  *
  * Statistics (alltoallv, xchg_carry_t): when carrying, every pair's first pass exchanges, and
  * the node's maxima (XCHG_NODE_STATS bytes) ride behind its last part, at the piece's end in
@@ -94,11 +99,24 @@ int xchg_node_partner(const xchg_node_layout_t *lay, int x, int round);
 /* The round in which x and y (x != y) meet. */
 int xchg_node_round_of(const xchg_node_layout_t *lay, int x, int y);
 
-/* Leaders of node x under leaders=L: min(L, n_x) (at least 1); leader j is its member j. */
+/* Leaders of node x under leaders=L: min(L, n_x) (at least 1); leader j sends as its member j
+ * and receives as its member xchg_node_receiver(j). */
 static inline int xchg_node_leaders(const xchg_node_layout_t *lay, int x, int leaders)
 {
     int n = xchg_node_size(lay, x);
     return leaders < 1 ? 1 : leaders < n ? leaders : n;
+}
+/* The member of node x that receives for its leader j: n_x - 1 - j. */
+static inline int xchg_node_receiver(const xchg_node_layout_t *lay, int x, int j)
+{
+    return xchg_node_size(lay, x) - 1 - j;
+}
+/* The leader whose messages member m of node x receives (m = xchg_node_receiver(j)), or -1 when
+ * it receives for none. */
+static inline int xchg_node_receives_for(const xchg_node_layout_t *lay, int x, int leaders, int m)
+{
+    int j = xchg_node_size(lay, x) - 1 - m;
+    return j < xchg_node_leaders(lay, x, leaders) ? j : -1;
 }
 
 /* The windows of a half (see the top). header: bytes before the first window. */
@@ -159,7 +177,8 @@ int xchg_node_batch(const xchg_node_layout_t *lay, const xchg_node_cfg_t *cfg);
 
 /* One step of a pair in a pass, seen from node x: one message each way at most. */
 typedef struct xchg_node_step {
-    int leader;                  /* x's leader that runs it (0 .. leaders of x - 1) */
+    int leader;                  /* x's leader that runs it (0 .. leaders of x - 1): its sender
+                                    sends, its receiver receives */
     int peer_leader;             /* y's leader at the other end */
     int send, recv;              /* a message to y, one from y */
     size_t send_off, send_bytes; /* in x's window to y (send_bytes with the statistics) */

@@ -252,6 +252,7 @@ static void sim_writes(sim_t *s, size_t t, const char *what)
 }
 
 static long seen_split, seen_later_pass, seen_stats; /* what the layouts exercised */
+static long seen_one_pair, seen_two_pairs;
 
 /* Node x's and y's views of their steps in pass t must be twins; the bytes move. */
 static void sim_pair(sim_t *s, int x, int y, size_t t, const char *what)
@@ -274,6 +275,19 @@ static void sim_pair(sim_t *s, int x, int y, size_t t, const char *what)
                   a->recv_bytes == b->send_bytes && a->send_stats == b->recv_stats &&
                   a->recv_stats == b->send_stats,
               "%s: pass %zu step %d between %d and %d: the ends differ", what, t, q, x, y);
+        if (a->send && a->recv) {
+            /* its two messages between one pair of ranks only for two middle members of nodes
+             * of odd size */
+            int nx = xchg_node_size(s->lay, x), ny = xchg_node_size(s->lay, y);
+            int same = a->leader == xchg_node_receiver(s->lay, x, a->leader) &&
+                       b->leader == xchg_node_receiver(s->lay, y, b->leader);
+            CHECK(same == (nx % 2 == 1 && ny % 2 == 1 && 2 * a->leader == nx - 1 &&
+                           2 * b->leader == ny - 1),
+                  "%s: pass %zu step %d between %d and %d: both ways between ranks %d and %d", what,
+                  t, q, x, y, a->leader, b->leader);
+            seen_one_pair += same;
+            seen_two_pairs += !same;
+        }
         for (int dir = 0; dir < 2 && s->win; dir++) {
             const xchg_node_step_t *st = dir ? b : a;
             int from = dir ? y : x, to = dir ? x : y;
@@ -340,93 +354,122 @@ static void sim_reads(sim_t *s, size_t t, const char *what)
 
 /* ---- the clocked run of the leaders' steps ---- */
 
+/* One rank's part of a step: the message it sends to the peer node's rank `to`, the one it
+ * receives from the peer node's rank `from` (-1: none), each cleared once it has moved. */
 typedef struct task {
     size_t pass;
-    int round, part, peer_node, peer_leader;
+    int round, part, peer_node, to, from;
 } task_t;
 
-typedef struct leader_q {
+typedef struct rank_q {
     task_t *tasks;
     int n, next;
-    long tick; /* the last tick in which it ran a step */
-} leader_q_t;
+} rank_q_t;
 
-/* Every leader's steps in its order (pass, round, part). */
-static leader_q_t *leader_queues(const sim_t *s)
+/* Every rank's steps in its order (pass, round, part), as algos/node.c's leader_pass runs
+ * them: a step's send by the leader's sending member, its receive by its receiving member. */
+static rank_q_t *rank_queues(const sim_t *s)
 {
     const xchg_node_layout_t *lay = s->lay;
-    int nn = s->nnodes, rounds = xchg_node_rounds(nn);
-    leader_q_t *q = calloc((size_t)nn * (size_t)s->cfg.leaders, sizeof *q);
+    int nn = s->nnodes, rounds = xchg_node_rounds(nn), m = lay->max_size;
+    rank_q_t *q = calloc((size_t)nn * (size_t)m, sizeof *q);
     for (int x = 0; x < nn; x++) {
-        int lx = xchg_node_leaders(lay, x, s->cfg.leaders);
-        size_t cap = 16;
-        for (int j = 0; j < lx; j++)
-            q[x * s->cfg.leaders + j].tasks = malloc(cap * sizeof(task_t));
-        for (size_t t = 0; t < s->passes[x]; t++)
-            for (int f = 0; f < rounds; f++) {
-                xchg_node_step_t st[64];
-                int y = xchg_node_partner(lay, x, f), n;
-                if (y == x)
-                    continue;
-                n = xchg_node_steps(lay, &s->cfg, x, y, f, t, s->stream_len[(size_t)x * nn + y],
-                                    s->in_len[(size_t)x * nn + y], st);
-                for (int k = 0; k < n; k++) {
-                    leader_q_t *lq = &q[x * s->cfg.leaders + st[k].leader];
-                    CHECK(st[k].leader >= 0 && st[k].leader < lx, "leader %d of %d at node %d",
-                          st[k].leader, lx, x);
-                    if ((size_t)lq->n % cap == 0 && lq->n > 0)
-                        lq->tasks = realloc(lq->tasks, ((size_t)lq->n + cap) * sizeof(task_t));
-                    lq->tasks[lq->n++] = (task_t){t, f, k, y, st[k].peer_leader};
+        int lx = xchg_node_leaders(lay, x, s->cfg.leaders), nx = xchg_node_size(lay, x);
+        for (int me = 0; me < nx; me++) {
+            rank_q_t *rq = &q[x * m + me];
+            int send_as = me < lx ? me : -1,
+                recv_as = xchg_node_receives_for(lay, x, s->cfg.leaders, me);
+            size_t cap = 16;
+            CHECK((recv_as >= 0) == (nx - 1 - me < lx) &&
+                      (recv_as < 0 || xchg_node_receiver(lay, x, recv_as) == me),
+                  "node %d: member %d receives for leader %d", x, me, recv_as);
+            rq->tasks = malloc(cap * sizeof(task_t));
+            for (size_t t = 0; t < s->passes[x]; t++)
+                for (int f = 0; f < rounds; f++) {
+                    xchg_node_step_t st[64];
+                    int y = xchg_node_partner(lay, x, f), n;
+                    if (y == x)
+                        continue;
+                    n = xchg_node_steps(lay, &s->cfg, x, y, f, t, s->stream_len[(size_t)x * nn + y],
+                                        s->in_len[(size_t)x * nn + y], st);
+                    for (int k = 0; k < n; k++) {
+                        int sends = st[k].leader == send_as && st[k].send;
+                        int recvs = st[k].leader == recv_as && st[k].recv;
+                        CHECK(st[k].leader >= 0 && st[k].leader < lx, "leader %d of %d at node %d",
+                              st[k].leader, lx, x);
+                        if (!sends && !recvs)
+                            continue;
+                        if ((size_t)rq->n % cap == 0 && rq->n > 0)
+                            rq->tasks = realloc(rq->tasks, ((size_t)rq->n + cap) * sizeof(task_t));
+                        rq->tasks[rq->n++] =
+                            (task_t){t,
+                                     f,
+                                     k,
+                                     y,
+                                     sends ? xchg_node_receiver(lay, y, st[k].peer_leader) : -1,
+                                     recvs ? st[k].peer_leader : -1};
+                    }
                 }
-            }
+        }
     }
     return q;
 }
 
+/* A rank's current task, when it is of its node's current pass. */
+static task_t *current(rank_q_t *q, const size_t *pass, int x)
+{
+    return q->next < q->n && q->tasks[q->next].pass == pass[x] ? &q->tasks[q->next] : NULL;
+}
+
+/* Each rank posts its current task's messages and waits for them (k = 1); a message moves when
+ * both its ranks have posted it; a node's next pass starts when all its ranks finished the
+ * last. It must finish (no deadlock), and no node may have more messages posted each way than
+ * its leaders. */
 static void clocked_run(const sim_t *s, const char *what)
 {
-    int nn = s->nnodes, L = s->cfg.leaders, left = 0;
-    leader_q_t *q = leader_queues(s);
+    int nn = s->nnodes, m = s->lay->max_size, left = 0;
+    rank_q_t *q = rank_queues(s);
     size_t *pass = calloc((size_t)nn, sizeof *pass);
-    int *busy = calloc((size_t)nn, sizeof *busy);
 
-    for (int i = 0; i < nn * L; i++)
-        left += q[i].n;
+    for (int i = 0; i < nn * m; i++)
+        for (int k = 0; k < q[i].n; k++)
+            left += (q[i].tasks[k].to >= 0) + (q[i].tasks[k].from >= 0);
     for (long tick = 1; left > 0; tick++) {
         int ran = 0, advanced = 0;
-        memset(busy, 0, (size_t)nn * sizeof *busy);
-        /* every step whose two leaders have it next runs */
-        for (int x = 0; x < nn; x++)
-            for (int j = 0; j < L; j++) {
-                leader_q_t *a = &q[x * L + j], *b;
-                const task_t *ta = a->next < a->n ? &a->tasks[a->next] : NULL, *tb;
-                if (!ta || ta->pass != pass[x] || x > ta->peer_node || a->tick == tick)
+        /* every message whose two ranks have it posted moves (sender and receiver both clear) */
+        for (int x = 0; x < nn; x++) {
+            int out = 0, in = 0;
+            for (int me = 0; me < xchg_node_size(s->lay, x); me++) {
+                task_t *a = current(&q[x * m + me], pass, x), *b;
+                out += a && a->to >= 0;
+                in += a && a->from >= 0;
+                if (!a || a->to < 0 ||
+                    !(b = current(&q[a->peer_node * m + a->to], pass, a->peer_node)))
                     continue;
-                b = &q[ta->peer_node * L + ta->peer_leader];
-                if (b->tick == tick)
+                if (b->pass != a->pass || b->round != a->round || b->part != a->part ||
+                    b->peer_node != x || b->from != me)
                     continue;
-                tb = b->next < b->n ? &b->tasks[b->next] : NULL;
-                if (!tb || tb->pass != pass[ta->peer_node] || tb->pass != ta->pass ||
-                    tb->round != ta->round || tb->part != ta->part || tb->peer_node != x ||
-                    tb->peer_leader != j)
-                    continue;
-                a->next++;
-                b->next++;
-                a->tick = b->tick = tick;
-                busy[x]++;
-                busy[ta->peer_node]++;
+                a->to = b->from = -1;
                 ran += 2;
             }
-        /* a node whose leaders finished its pass starts the next */
+            CHECK(out <= xchg_node_leaders(s->lay, x, s->cfg.leaders) &&
+                      in <= xchg_node_leaders(s->lay, x, s->cfg.leaders),
+                  "%s: node %d has %d messages out and %d in posted, %d leaders", what, x, out, in,
+                  xchg_node_leaders(s->lay, x, s->cfg.leaders));
+        }
+        /* a rank whose task has no message left takes its next */
+        for (int i = 0; i < nn * m; i++) {
+            rank_q_t *r = &q[i];
+            if (r->next < r->n && r->tasks[r->next].to < 0 && r->tasks[r->next].from < 0) {
+                r->next++;
+                advanced = 1;
+            }
+        }
+        /* a node whose ranks finished its pass starts the next */
         for (int x = 0; x < nn; x++) {
             int done = pass[x] < s->passes[x];
-            CHECK(busy[x] <= xchg_node_leaders(s->lay, x, L),
-                  "%s: node %d has %d steps in flight, %d leaders", what, x, busy[x],
-                  xchg_node_leaders(s->lay, x, L));
-            for (int j = 0; j < L && done; j++) {
-                const leader_q_t *a = &q[x * L + j];
-                done = a->next == a->n || a->tasks[a->next].pass != pass[x];
-            }
+            for (int me = 0; me < xchg_node_size(s->lay, x) && done; me++)
+                done = !current(&q[x * m + me], pass, x);
             if (done) {
                 pass[x]++;
                 advanced = 1;
@@ -436,12 +479,11 @@ static void clocked_run(const sim_t *s, const char *what)
         if (!ran && !advanced)
             break;
     }
-    CHECK(left == 0, "%s: the leaders' steps deadlock with %d steps left", what, left);
-    for (int i = 0; i < nn * L; i++)
+    CHECK(left == 0, "%s: the leaders' steps deadlock with %d messages left", what, left);
+    for (int i = 0; i < nn * m; i++)
         free(q[i].tasks);
     free(q);
     free(pass);
-    free(busy);
 }
 
 /* One call, simulated; window: the windows' data bytes. */
@@ -946,10 +988,10 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return (h ^ v) * 1099511628211ull;
 }
 
-/* A leader's messages between nodes as algos/node.c runs them (leader_pass, batches of
+/* A node's ranks' messages between nodes as algos/node.c runs them (leader_pass, batches of
  * xchg_node_batch), for MPI_Alltoall of b bytes (alltoallv with even counts and
- * the statistics carried: the same streams), hashed: which leader sends what to whom in which
- * pass, and where each batch ends. */
+ * the statistics carried: the same streams), hashed: which rank sends what to which rank and
+ * receives what in which pass, and where each batch ends. */
 static uint64_t run_signature(const xchg_node_layout_t *lay, size_t b, size_t window, int carry,
                               int leaders, int ports)
 {
@@ -966,9 +1008,10 @@ static uint64_t run_signature(const xchg_node_layout_t *lay, size_t b, size_t wi
             passes = out > passes ? out : passes;
             passes = in > passes ? in : passes;
         }
-        for (int me = 0; me < xchg_node_leaders(lay, x, leaders); me++)
+        for (int me = 0; me < xchg_node_size(lay, x); me++)
             for (size_t t = 0; t < passes; t++) {
-                int held = 0;
+                int held = 0, send_as = me < xchg_node_leaders(lay, x, leaders) ? me : -1;
+                int recv_as = xchg_node_receives_for(lay, x, leaders, me);
                 for (int f = 0; f < rounds; f++) {
                     int y = xchg_node_partner(lay, x, f), n;
                     if (y == x)
@@ -977,12 +1020,20 @@ static uint64_t run_signature(const xchg_node_layout_t *lay, size_t b, size_t wi
                                         xchg_node_stream_len(lay, y, x, b), steps);
                     for (int q = 0; q < n; q++) {
                         const xchg_node_step_t *st = &steps[q];
-                        if (st->leader != me)
+                        int sends = st->leader == send_as && st->send;
+                        int recvs = st->leader == recv_as && st->recv;
+                        if (st->leader != send_as && st->leader != recv_as)
                             continue;
                         h = mix(mix(mix(mix(h, (uint64_t)x), (uint64_t)me), t), (uint64_t)y);
-                        h = mix(mix(h, (uint64_t)st->peer_leader), (uint64_t)st->send);
-                        h = mix(mix(mix(h, st->send_off), st->send_bytes), (uint64_t)st->recv);
-                        h = mix(mix(h, st->recv_off), st->recv_bytes);
+                        h = mix(mix(h, (uint64_t)st->peer_leader), (uint64_t)sends);
+                        if (sends)
+                            h = mix(
+                                mix(mix(h, (uint64_t)xchg_node_receiver(lay, y, st->peer_leader)),
+                                    st->send_off),
+                                st->send_bytes);
+                        h = mix(h, (uint64_t)recvs);
+                        if (recvs)
+                            h = mix(mix(h, st->recv_off), st->recv_bytes);
                         if (++held == batch) {
                             h = mix(h, 0xba7c4ull);
                             held = 0;
@@ -1262,5 +1313,8 @@ int main(void)
     CHECK(seen_split > 0 && seen_later_pass > 0 && seen_stats > 0,
           "the layouts never split a piece (%ld), ran a second pass (%ld) or carried (%ld)",
           seen_split, seen_later_pass, seen_stats);
+    CHECK(seen_one_pair > 0 && seen_two_pairs > seen_one_pair,
+          "steps both ways between one pair of ranks %ld, between two pairs %ld", seen_one_pair,
+          seen_two_pairs);
     return unit_finish("test_sched_node");
 }
