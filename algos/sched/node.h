@@ -37,14 +37,14 @@
  * shared out by destination (rounds rotate over the leaders), large ones by bytes, so no leader
  * carries a skewed node's largest message alone. Leader j of x sends as member j and receives
  * as member n_x - 1 - j (xchg_node_receiver), so the two messages of a step travel between two
- * different pairs of ranks unless both leaders are the middle members of nodes of odd size (one-
- * rank nodes, for one): Open MPI's TCP transport, with its defaults, carries a large message's
- * two directions between one pair of ranks one after the other (docs/cluster.md). A rank runs its
- * steps (as a sender, a receiver, or both) one at a time in the order (pass, round, part); that
- * order is the same at both ends of every message, so the steps cannot deadlock, and a node never
- * has more than its leaders' messages in flight each way across its link. Both ends compute the
- * parts from the pair's message length (MPI requires the sender's and receiver's counts to match;
- * unmatched counts are an erroneous program).
+ * different pairs of ranks unless both leaders are the middle members of nodes of odd size
+ * (two one-rank nodes, for one): Open MPI's TCP transport, with its defaults, carries a large
+ * message's two directions between one pair of ranks one after the other (docs/cluster.md). A
+ * rank runs its steps (as a sender, a receiver, or both) one at a time in the order (pass,
+ * round, part); that order is the same at both ends of every message, so the steps cannot
+ * deadlock, and a node never has more than its leaders' messages in flight each way across its
+ * link. Both ends compute the parts from the pair's message length (MPI requires the sender's
+ * and receiver's counts to match; unmatched counts are an erroneous program).
  *
  * Statistics (alltoallv, xchg_carry_t): when carrying, every pair's first pass exchanges, and
  * the node's maxima (XCHG_NODE_STATS bytes) ride behind its last part, at the piece's end in
@@ -257,11 +257,12 @@ int xchg_node_applies(const struct xchg_call *call, const struct xchg_params *pa
  * by them and xchg_node_as_run names what runs by them. */
 double xchg_node_call_longest(const struct xchg_call *call, size_t *header);
 /* params (their keys completed: the cost model's) rewritten to the values that name what runs
- * for call, as the model sees it (windows of the topology's limit): ports beyond a leader's
- * steps of a pass (at most N - 1) run as N - 1, leaders beyond a node's ranks as its ranks,
- * and where no piece is cut into parts, leaders beyond the turns of the passes and rounds as
- * those. Two params of one call with the same result send the same messages in the same
- * batches (tests/unit/test_sched_node.c checks it on the plans); xchg-tune keeps one of them. */
+ * for call, as the model sees it (windows of the topology's limit): leaders beyond a node's
+ * ranks as its ranks, where no piece is cut into parts leaders beyond the turns of the passes
+ * and rounds as those, and ports beyond a rank's steps of a pass as those (N - 1 with one
+ * leader; with more a rank may send for one and receive for another: 2 (N - 1)). Two params of one
+ * call with the same result send the same messages in the same batches
+ * (tests/unit/test_sched_node.c checks it on the plans); xchg-tune keeps one of them. */
 void xchg_node_as_run(const struct xchg_call *call, struct xchg_params *params);
 
 #endif

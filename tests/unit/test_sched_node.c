@@ -9,12 +9,16 @@
  * same window offset), copying the sender's window bytes into the receiver's window; the
  * statistics, when carried, ride at the piece's end in the first pass; then every rank reads its
  * bytes where the plan says they are. Every byte must arrive exactly once, at its destination,
- * in its place, and the statistics of every other node at every node. A second simulation runs
- * the leaders' steps on a clock: each leader runs its steps one at a time in its order, a step
- * runs when both of its leaders have it next, a node's next pass starts when all its leaders
- * finished the last one; it must finish (no deadlock), and no node may have more steps at once
- * than its leaders. Allgather: the circulant rounds between the nodes' leaders, simulated the
- * same way with tagged bytes, every rank reading every block.
+ * in its place, and the statistics of every other node at every node. A step's two messages
+ * must travel between two pairs of ranks (leader j sends as member j, receives as member
+ * n - 1 - j) unless both leaders are the middle members of nodes of odd size. A second
+ * simulation runs every rank's steps on a clock: each rank posts its steps' messages (as a
+ * sender, a receiver or both) one step at a time in its order, a message moves when both its
+ * ranks have posted it, a rank takes its next step when its messages have moved, a node's next
+ * pass starts when all its ranks finished the last one; it must finish (no deadlock), and no
+ * node may have more messages posted each way than its leaders. Allgather: the circulant rounds
+ * between the nodes' leaders, simulated the same way with tagged bytes, every rank reading every
+ * block.
  *
  * Layouts: every multiset of 1 to 8 node sizes from 1 to 6 (3002), in the node order of the
  * sizes with consecutive ranks, and (up to 6 nodes) in reverse with ranks dealt round-robin and
@@ -30,7 +34,8 @@
  * What runs (xchg_node_as_run, which xchg-tune uses to time one of two params that make the
  * same call): for random layouts of up to 6 nodes, blocks of 1 B to 300,000 B and segments of
  * 16 KiB to 8 MiB, every leaders 1 to 7 and k 1 to 8 that it names alike send the same
- * messages, hashed from the plan as algos/node.c runs it (leader, pass, peer, parts, batches).
+ * messages, hashed from the plan as algos/node.c runs it (rank, pass, peer ranks, parts,
+ * batches).
  * The simulator (build/xchg-sim) cannot run the node algorithms (they move data through shared
  * memory); this is their check at scale.
  */
@@ -394,20 +399,16 @@ static rank_q_t *rank_queues(const sim_t *s)
                                         s->in_len[(size_t)x * nn + y], st);
                     for (int k = 0; k < n; k++) {
                         int sends = st[k].leader == send_as && st[k].send;
-                        int recvs = st[k].leader == recv_as && st[k].recv;
+                        int recvs = st[k].leader == recv_as && st[k].recv, to;
                         CHECK(st[k].leader >= 0 && st[k].leader < lx, "leader %d of %d at node %d",
                               st[k].leader, lx, x);
                         if (!sends && !recvs)
                             continue;
                         if ((size_t)rq->n % cap == 0 && rq->n > 0)
                             rq->tasks = realloc(rq->tasks, ((size_t)rq->n + cap) * sizeof(task_t));
+                        to = sends ? xchg_node_receiver(lay, y, st[k].peer_leader) : -1;
                         rq->tasks[rq->n++] =
-                            (task_t){t,
-                                     f,
-                                     k,
-                                     y,
-                                     sends ? xchg_node_receiver(lay, y, st[k].peer_leader) : -1,
-                                     recvs ? st[k].peer_leader : -1};
+                            (task_t){t, f, k, y, to, recvs ? st[k].peer_leader : -1};
                     }
                 }
         }
