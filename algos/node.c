@@ -56,6 +56,8 @@ int xchg_node_call_push(xchg_ctx_t *ctx, xchg_node_call_t *c)
     c->recv_at = c->send_at + p;
     c->node = ctx->node;
     c->me = ctx->local_rank;
+    c->send_as = c->me < xchg_node_leaders(&c->lay, c->node, c->cfg.leaders) ? c->me : -1;
+    c->recv_as = xchg_node_receives_for(&c->lay, c->node, c->cfg.leaders, c->me);
     return MPI_SUCCESS;
 }
 
@@ -133,15 +135,13 @@ static int leader_pass(xchg_ctx_t *ctx, const xchg_node_call_t *c, char *half, s
     xchg_node_step_t *steps = c->steps;
     int x = c->node, rounds = xchg_node_rounds(c->lay.nnodes), rc = MPI_SUCCESS;
     int held = 0, nsends = 0, nrecvs = 0;
-    int send_as = c->me < xchg_node_leaders(&c->lay, x, c->cfg.leaders) ? c->me : -1;
-    int recv_as = xchg_node_receives_for(&c->lay, x, c->cfg.leaders, c->me);
     for (int f = 0; f < rounds && rc == MPI_SUCCESS; f++) {
         int y = xchg_node_partner(&c->lay, x, f), n;
         if (y == x)
             continue;
         n = xchg_node_steps(&c->lay, &c->cfg, x, y, f, t, c->stream_len[y], c->in_len[y], steps);
         for (int k = 0; k < n && rc == MPI_SUCCESS; k++) {
-            int sends = steps[k].leader == send_as, recvs = steps[k].leader == recv_as;
+            int sends = steps[k].leader == c->send_as, recvs = steps[k].leader == c->recv_as;
             if (!sends && !recvs)
                 continue;
             leader_step(c, half, y, &steps[k], sends, recvs, &nsends, &nrecvs);
@@ -186,9 +186,7 @@ static void read_stats(xchg_node_call_t *c, const char *half)
 
 int xchg_node_run(xchg_ctx_t *ctx, xchg_node_call_t *c)
 {
-    int rc = MPI_SUCCESS,
-        leader = c->me < xchg_node_leaders(&c->lay, c->node, c->cfg.leaders) ||
-                 xchg_node_receives_for(&c->lay, c->node, c->cfg.leaders, c->me) >= 0;
+    int rc = MPI_SUCCESS, leader = c->send_as >= 0 || c->recv_as >= 0;
     size_t passes = node_passes(c);
 
     for (size_t t = 0; t < passes; t++) {

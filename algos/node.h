@@ -15,6 +15,7 @@ typedef struct xchg_node_call {
     xchg_node_windows_t win;
     xchg_node_cfg_t cfg;
     int node, me;                /* this rank's node and index in it */
+    int send_as, recv_as;        /* the leader it sends for and receives for (-1: none) */
     size_t *stream_len, *in_len; /* [nnodes]: the node's streams to and from every node */
     size_t *send_at, *recv_at;   /* [p]: this rank's blocks in their streams */
     const char *send;
@@ -29,8 +30,8 @@ typedef struct xchg_node_call {
 
 /* The layout of ctx's communicator on its scratch stack; MPI_SUCCESS or an error. */
 int xchg_node_layout_push(xchg_ctx_t *ctx, xchg_node_layout_t *lay);
-/* The arrays of a call (stream_len, in_len, send_at, recv_at, steps) on the scratch stack,
- * after c->lay and c->cfg are set. */
+/* The arrays of a call (stream_len, in_len, send_at, recv_at, steps) on the scratch stack, and
+ * this rank's roles (send_as, recv_as), after c->lay and c->cfg are set. */
 int xchg_node_call_push(xchg_ctx_t *ctx, xchg_node_call_t *c);
 /* Every pass of the call: writes, the leaders' steps, reads. The node's ranks synchronise
  * twice a pass whatever happens, so an error of a leader's message is returned after the
