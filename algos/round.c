@@ -16,6 +16,14 @@
  * that splits everything above 4 KiB, so that the test suite exercises splitting without
  * buffers of gigabytes.
  *
+ * A message to or from a rank on another node is cut at ctx->cut_inter bytes too, where the
+ * shim set it (xchg_cut_inter, tuning/cost_base.c: on slow links). Both ends of such a message
+ * see the other on another node, and the context's cut is alike on every rank, so they cut it
+ * the same way. Emulated cluster (3,2,2,1 ranks at 100 Mbit/s, Open MPI's TCP transport),
+ * MPI_Alltoall of 16 KiB blocks: one leader per node sending its node's 48 and 96 KiB messages
+ * whole took 34 ms, where the link needs 20 and native (messages of 16 KiB) took 21.4; cut at
+ * 16 KiB, 21.9 (docs/results.md, stop 82).
+ *
  * Waiting policy (XCHG_WAIT, resolved per context into ctx->yield):
  *   spin:  PMPI_Waitall;
  *   yield: PMPI_Testall, then sched_yield() until everything has completed. With more ranks
@@ -39,9 +47,18 @@
 _Static_assert((size_t)(XCHG_PIECE_BYTES) > 0 && (size_t)(XCHG_PIECE_BYTES) <= INT_MAX,
                "XCHG_PIECE_BYTES must be between 1 and INT_MAX");
 
-static int pieces(size_t bytes)
+/* The most bytes of one piece of a message to or from peer. */
+static size_t piece_for(const xchg_ctx_t *ctx, int peer)
 {
-    return bytes == 0 ? 1 : (int)((bytes + XCHG_PIECE_BYTES - 1) / XCHG_PIECE_BYTES);
+    if (ctx->cut_inter > 0 && ctx->cut_inter < XCHG_PIECE_BYTES && ctx->node_of &&
+        ctx->node_of[peer] != ctx->node)
+        return ctx->cut_inter;
+    return XCHG_PIECE_BYTES;
+}
+
+static int pieces(size_t bytes, size_t piece)
+{
+    return bytes == 0 ? 1 : (int)((bytes + piece - 1) / piece);
 }
 
 static int reserve_requests(xchg_ctx_t *ctx, int n)
@@ -65,9 +82,9 @@ static int reserve_requests(xchg_ctx_t *ctx, int n)
 static int post(xchg_ctx_t *ctx, const xchg_msg_t *msg, int is_send, int *nreqs)
 {
     int rc = MPI_SUCCESS;
-    size_t done = 0;
+    size_t done = 0, piece = piece_for(ctx, msg->peer);
     do {
-        size_t len = msg->bytes - done < XCHG_PIECE_BYTES ? msg->bytes - done : XCHG_PIECE_BYTES;
+        size_t len = msg->bytes - done < piece ? msg->bytes - done : piece;
         char *at = (char *)msg->buf + done;
         if (is_send)
             rc = PMPI_Isend(at, (int)len, MPI_BYTE, msg->peer, ctx->tag, ctx->comm,
@@ -139,9 +156,11 @@ int xchg_exchange(xchg_ctx_t *ctx, const xchg_msg_t *sends, int nsends, const xc
     int rc, need = 0, nreqs = 0;
 
     for (int i = 0; i < nrecvs; i++)
-        need += recvs[i].peer == ctx->rank ? 0 : pieces(recvs[i].bytes);
+        need +=
+            recvs[i].peer == ctx->rank ? 0 : pieces(recvs[i].bytes, piece_for(ctx, recvs[i].peer));
     for (int i = 0; i < nsends; i++)
-        need += sends[i].peer == ctx->rank ? 0 : pieces(sends[i].bytes);
+        need +=
+            sends[i].peer == ctx->rank ? 0 : pieces(sends[i].bytes, piece_for(ctx, sends[i].peer));
     rc = reserve_requests(ctx, need);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -88,6 +88,9 @@ typedef struct xchg_ctx {
     int shm_failed;  /* no segment could be had: the shm algorithms send messages instead */
     xchg_chunk_t chunks[XCHG_CHUNKS]; /* scratch memory, chunks[top] the one in use */
     int top;
+    size_t cut_inter;  /* messages to and from other nodes go in pieces of at most this many
+                          bytes (round.c); 0: whole. Alike on every rank (the shim sets it from
+                          the machine constants, xchg_cut_inter) */
     MPI_Request *reqs; /* request array reused by xchg_exchange */
     MPI_Status *stats; /* and their statuses (reqs_cap of each) */
     int reqs_cap;

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "../tuning/cost.h"
 
 #define XCHG_CPUSET_WORDS 16 /* 1024 processing units per node */
 
@@ -377,9 +378,12 @@ static void ctx_announce(const xchg_ctx_t *ctx)
     else if (t->torus_ndims == 2)
         snprintf(torus, sizeof torus, ", torus %dx%d%s", t->torus_dims[0], t->torus_dims[1],
                  t->torus_from_env ? " (XCHG_TORUS)" : "");
-    fprintf(stderr, "xchg: communicator p=%d: nodes=%d ranks per node %d..%d, %s%s\n",
-            ctx->size, t->nnodes, t->min_node_ranks, t->max_node_ranks,
-            t->consecutive ? "consecutive" : "interleaved", torus);
+    char cut[80] = "";
+    if (ctx->cut_inter > 0)
+        snprintf(cut, sizeof cut, ", messages between nodes in pieces of %zu B", ctx->cut_inter);
+    fprintf(stderr, "xchg: communicator p=%d: nodes=%d ranks per node %d..%d, %s%s%s\n", ctx->size,
+            t->nnodes, t->min_node_ranks, t->max_node_ranks,
+            t->consecutive ? "consecutive" : "interleaved", torus, cut);
     fflush(stderr);
 }
 
@@ -530,6 +534,8 @@ static int ctx_open(xchg_ctx_t *ctx, MPI_Comm comm, xchg_early_t *early)
     ctx->shm_reserve = xchg_shm_reserve;
     ctx_topo(ctx, comm, shared, node_shared);
     ctx->one_clock = shared;
+    /* the machine constants are alike on every rank (measured once, or one table's) */
+    ctx->cut_inter = ctx->nnodes > 1 ? xchg_cut_inter(&xchg_config.machine) : 0;
     if (xchg_config.verbose && ctx->rank == 0 && ctx->size > 1) /* one rank: nothing to say */
         ctx_announce(ctx);
     /* auto: yield when the node is oversubscribed, unless the MPI library's own wait yields

@@ -29,6 +29,14 @@ extern const xchg_machine_t xchg_machine_default;
  * The same call gives the same constants again when its result is passed back in. */
 xchg_machine_t xchg_machine_for(const xchg_call_t *call, const xchg_machine_t *machine);
 
+/* The bytes of one piece of a message between nodes (xchg_ctx_t.cut_inter, algos/round.c), 0
+ * for whole messages: XCHG_CUT_INTER (16 KiB) where the link carries such a piece in at least
+ * XCHG_CUT_GAPS gaps at a node (gap_inter, else beta_inter, else beta; tau_inter, else tau), so
+ * that a piece's own start-up hides behind the bytes of those before it. */
+#define XCHG_CUT_INTER ((size_t)16 << 10)
+#define XCHG_CUT_GAPS 4.0
+size_t xchg_cut_inter(const xchg_machine_t *machine);
+
 /* Seconds per pass through a node's shared segment: machine->sync where a table measured it,
  * else a message's start-up inside the node (beta). */
 double xchg_cost_sync(const xchg_machine_t *machine);

@@ -171,6 +171,45 @@ if [ -x "$TESTS/alltoallv_workloads" ]; then
     fi
 fi
 
+# ---- messages between nodes cut into pieces (slow links) ----
+
+# a machine line of slow links (16 KiB take 1.6 ms there, far more than 4 gaps of 20 us): every
+# message between two nodes goes in pieces of 16 KiB (algos/round.c, xchg_cut_inter), which the
+# library announces; coll_check's largest blocks make leaders' messages of several hundred KiB,
+# and pairwise's and ring's cross the nodes as they are; every byte checked as everywhere
+if [ -x "$TESTS/coll_check" ] && [ -x "$TESTS/alltoallv_workloads" ]; then
+    cut_table=$LOGS/node-cut.table
+    printf '%s\n' 'xchg-tuning 2' \
+        'machine beta=1e-6 tau=1e-10 rho=5e-11 port_share=1 beta_inter=3e-5 tau_inter=1e-7 gap_inter=2e-5' \
+        >"$cut_table"
+    # PROGRAM|ALLTOALL|ALLGATHER|ALLTOALLV (alltoallv_workloads makes MPI_Alltoallv only)
+    for run in "coll_check|node:leaders=1,k=8|ring|pairwise" \
+        "coll_check|pairwise:k=3|node|node:leaders=2" "alltoallv_workloads|||node:leaders=3,k=8" \
+        "alltoallv_workloads|||pairwise:k=2"; do
+        IFS='|' read -r prog a2a ag a2av <<<"$run"
+        name="node $prog p=8 XCHG_NODES=3,2,2,1 slow links: pieces of 16 KiB (${a2a:+alltoall $a2a }${ag:+allgather $ag }alltoallv $a2av)"
+        begin_case "$name" || continue
+        forced=(XCHG_ALLTOALLV="$a2av")
+        expect=("alltoallv=$a2av")
+        if [ "$prog" = coll_check ]; then
+            forced+=(XCHG_ALLTOALL="$a2a" XCHG_ALLGATHER="$ag")
+            expect+=("alltoall=$a2a" "allgather=$ag")
+        fi
+        preloaded "$log" 8 XCHG_WAIT=yield XCHG_STATS=1 XCHG_STRICT=1 XCHG_VERBOSE=1 \
+            XCHG_NODES=3,2,2,1 XCHG_TUNING="$cut_table" "${forced[@]}" -- "$TESTS/$prog"
+        check_launch $? "$log" "$prog" "${expect[@]}"
+        if [ "$outcome" = pass ] && line=$(grep -a -m 1 -F "$cut_table" "$log"); then
+            outcome=fail
+            why="the library complained about the table: $line"
+        elif [ "$outcome" = pass ] &&
+            ! grep -aq 'nodes=4 .*messages between nodes in pieces of 16384 B' "$log"; then
+            outcome=fail
+            why="no 'messages between nodes in pieces of 16384 B' on the world's communicator"
+        fi
+        report_launch "$name" "$start" "$log"
+    done
+fi
+
 # ---- xchg-tune: node among the candidates of a layout with nodes ----
 
 # xchg-tune prices and times node where the world's nodes share memory, as the library runs it

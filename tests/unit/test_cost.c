@@ -844,6 +844,38 @@ static void check_gap(void)
           node, circ1, circ7);
 }
 
+/* Messages between nodes are cut at 16 KiB where 16 KiB take at least 4 gaps on the link
+ * (xchg_cut_inter): the emulated cluster's 100 Mbit/s and 1 Gbit/s links, not a fast network;
+ * the gap falls back to beta_inter, then beta, and tau_inter to tau. */
+static void check_cut(void)
+{
+    xchg_machine_t m = xchg_machine_default;
+    struct {
+        double beta, tau, beta_inter, tau_inter, gap_inter;
+        size_t cut;
+    } cases[] = {
+        {3e-6, 2e-10, 1.6e-5, 7.0e-8, 2.6e-5,
+         XCHG_CUT_INTER}, /* 100 Mbit/s: 1.15 ms, 4 gaps 104 us */
+        {3e-6, 2e-10, 1.6e-5, 8.5e-9, 2.6e-5, XCHG_CUT_INTER}, /* 1 Gbit/s: 139 us against 104 */
+        {3e-6, 2e-10, 1.6e-5, 8.5e-9, 3.5e-5, 0},              /* 139 us against 140: whole */
+        {1e-6, 1e-10, 2e-6, 8e-11, 5e-7, 0},                   /* a fast network: 1.3 us */
+        {1e-6, 1e-10, 3e-5, 1e-9, 1e-5, 0},                    /* node.sh's dear start-ups */
+        {1e-6, 1e-10, 3e-5, 1e-7, 0, XCHG_CUT_INTER},          /* no gap: beta_inter's 120 us */
+        {1e-6, 1e-10, 5e-4, 1e-7, 0, 0},                       /* beta_inter of 2 ms: whole */
+        {1e-5, 1e-7, 0, 0, 0, XCHG_CUT_INTER},                 /* one level: beta and tau */
+        {1e-3, 1e-7, 0, 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        m.beta = cases[i].beta;
+        m.tau = cases[i].tau;
+        m.beta_inter = cases[i].beta_inter;
+        m.tau_inter = cases[i].tau_inter;
+        m.gap_inter = cases[i].gap_inter;
+        CHECK(xchg_cut_inter(&m) == cases[i].cut, "cut case %zu: %zu, expected %zu", i,
+              xchg_cut_inter(&m), cases[i].cut);
+    }
+}
+
 int main(void)
 {
     check_pairwise();
@@ -857,6 +889,7 @@ int main(void)
     check_cached_copies();
     check_injection();
     check_gap();
+    check_cut();
     check_shm();
     return unit_finish("test_cost");
 }
