@@ -79,17 +79,23 @@
  *    their round at once. Its first probe is the best xchg candidate, not what the shape would
  *    run without learning, so its calls' excess over the reference counts against the allowance
  *    once native is measured, as any other probe's does.
- *  - But a close dear tie across nodes runs native too, unwatched, and makes its first round
- *    after tie_dear_after calls. Across nodes a dear call's time is its bytes through the
- *    links, which every candidate moves alike (the models price them within a few percent of
- *    each other), and a round costs about one call of its loser. Emulated cluster (3,2,2,1
- *    ranks at 100 Mbit/s): the integer sort's 4 MPI_Alltoallv of 32 MiB a rank, `pairwise:k=7`
- *    priced as native, took 10.2 s a call against native's 6.3 under MPICH, 6.37 against 7.78
- *    and 6.91 against 6.50 under Open MPI; the 3D FFT's 20 MPI_Alltoall of 512 KiB blocks
- *    (native 0.85 to 0.88 s a call, `pairwise:k=7` 0.80 to 0.89, `node` 1.23, all priced 0.26)
- *    spent a call of its round at once on `node`. On one node the candidates differ by more
- *    than the links (MPICH, 2 ranks, the same sort: `pairwise:k=1` 6.8 ms a call, native 9.3,
- *    both priced 2.3), so there a dear tie is probed at once.
+ *  - But a close dear tie across nodes whose messages go whole runs native too, unwatched, and
+ *    makes its first round after tie_dear_after calls. There a dear call's time is its bytes
+ *    through the links, which every candidate moves alike (the models price them within a few
+ *    percent of each other), and a round costs about one call of its loser. Emulated cluster
+ *    (3,2,2,1 ranks at 100 Mbit/s), before messages between nodes were cut: the integer sort's
+ *    4 MPI_Alltoallv of 32 MiB a rank, `pairwise:k=7` priced as native, took 10.2 s a call
+ *    against native's 6.3 under MPICH, 6.37 against 7.78 and 6.91 against 6.50 under Open MPI;
+ *    the 3D FFT's 20 MPI_Alltoall of 512 KiB blocks (native 0.85 to 0.88 s a call,
+ *    `pairwise:k=7` 0.80 to 0.89, `node` 1.23, all priced 0.26) spent a call of its round at
+ *    once on `node`. Where the messages are cut (slow links: xchg_cut_inter, algos/round.c),
+ *    the candidates move the bytes faster than native does and a dear tie is probed at once:
+ *    the same cluster, MPI_Alltoall of 512 KiB blocks, `pairwise` (k = 7, the models' first
+ *    candidate) 0.73 s a call against native's 0.95 under Open MPI, 0.79 against 1.26 under
+ *    MPICH; MPI_Alltoallv of 4 MiB blocks under MPICH 6.1 s against 7.6 (stop 82). On one node
+ *    the candidates differ by more than the links (MPICH, 2 ranks, the same sort:
+ *    `pairwise:k=1` 6.8 ms a call, native 9.3, both priced 2.3), so there a dear tie is probed
+ *    at once too.
  *  - A dear tie's warm-up call, the shape's first, runs native (tie_native): that call pays
  *    the one-time costs, the candidate's one timed call follows, then native's one. A dear
  *    shape is one that a program makes a handful of times (an integer sort's 4 MPI_Alltoallv of
@@ -136,26 +142,26 @@ const xchg_lp_constants_t xchg_lp_constants = {
     .tie_after = 16,         /* a close tie promises a gain within the models' error, worth a
                               * round in a shape the program repeats (setup_after), not in one it
                               * makes a handful of times (an FFT's 8 transposes) */
-    .tie_dear_after = 128,   /* a close dear tie across nodes: a round costs about one call of
-                              * its loser (the FFT's `node` 1.23 s against native's 0.85) to gain
-                              * within the models' error, paid back only over many calls */
-    .tie_close = 0.90,       /* a gain of 10 %, the allowance's share, is what a round costs a
-                              * short-lived shape; a tie that promises more is probed at once */
-    .setup_after = 16,       /* a shape made 16 times is one the program repeats: a set-up worth
-                              * tens of its calls is paid back */
-    .span = 3.0,             /* the models' error between xchg algorithms is tens of percent */
-    .dear_link = 2.0,        /* one machine's emulated nodes measure about 1 (start-ups through one
-                              * memory); a network's are several times shared memory's */
-    .chain_within = 2.0,     /* past twice the first, native's probe is worth sizing by the first's
-                              * measured time (fit_native: one cold call) */
-    .sure = 2.0,             /* wherever native was priced twice the choice for calls of a few
-                              * bytes, the choice measured faster (xchg_lp_sure) */
-    .sure_measured = 1.5,    /* native's price measured: the choice's model errs on shared memory
-                              * by XCHG_MODEL_MARGIN at most, the margin selection trusts it by */
-    .sure_far = 5.0,         /* past a start-up's bytes the shared-memory models priced MPICH's
-                              * 4 KiB calls at 2 ranks up to 4 times below their time (`shm`
-                              * priced 0.87 us, measured 3.5); blocks up to large_from, where the
-                              * models' per-byte constant is tau, as sure (xchg_lp_sure) */
+    .tie_dear_after = 128, /* a close dear tie across nodes, messages whole: a round costs about one
+                            * call of its loser (the FFT's `node` 1.23 s against native's 0.85) to
+                            * gain within the models' error, paid back only over many calls */
+    .tie_close = 0.90,     /* a gain of 10 %, the allowance's share, is what a round costs a
+                            * short-lived shape; a tie that promises more is probed at once */
+    .setup_after = 16,     /* a shape made 16 times is one the program repeats: a set-up worth
+                            * tens of its calls is paid back */
+    .span = 3.0,           /* the models' error between xchg algorithms is tens of percent */
+    .dear_link = 2.0,      /* one machine's emulated nodes measure about 1 (start-ups through one
+                            * memory); a network's are several times shared memory's */
+    .chain_within = 2.0,   /* past twice the first, native's probe is worth sizing by the first's
+                            * measured time (fit_native: one cold call) */
+    .sure = 2.0,           /* wherever native was priced twice the choice for calls of a few
+                            * bytes, the choice measured faster (xchg_lp_sure) */
+    .sure_measured = 1.5,  /* native's price measured: the choice's model errs on shared memory
+                            * by XCHG_MODEL_MARGIN at most, the margin selection trusts it by */
+    .sure_far = 5.0,       /* past a start-up's bytes the shared-memory models priced MPICH's
+                            * 4 KiB calls at 2 ranks up to 4 times below their time (`shm`
+                            * priced 0.87 us, measured 3.5); blocks up to large_from, where the
+                            * models' per-byte constant is tau, as sure (xchg_lp_sure) */
 };
 
 #define C xchg_lp_constants

@@ -162,8 +162,9 @@ void xchg_lp_start_sure(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, in
  * tie_close times native or more, the shape runs native, unwatched, and makes its first round
  * after tie_after calls, when it has shown that the program repeats it. Otherwise as
  * xchg_lp_start, but the first round's first probe is exploration too, paid by the allowance;
- * where it is dear, its warm-up call runs native. across: the call spans nodes; there a close
- * tie of dear calls runs native too, and makes its first round after tie_dear_after calls. */
+ * where it is dear, its warm-up call runs native. across: the call spans nodes whose messages
+ * between them go whole (not cut: xchg_cut_inter); there a close tie of dear calls runs native
+ * too, and makes its first round after tie_dear_after calls. */
 void xchg_lp_start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first, int across);
 /* Whether the models are sure of their choice, priced first_s, against native, priced
  * native_s: native_s is at least sure times first_s, and the bytes of the call's busiest rank
