@@ -267,10 +267,10 @@ static int shape_for(const xchg_ctx_t *ctx, xchg_learning_t *dom, const xchg_cal
         if (xchg_config.verbose && ctx->rank == 0 && s->lp.phase == XCHG_LP_SETTLED)
             announce(ctx, s, "sure", s->lp.winner);
     } else if (tie && !xchg_config.test_probe_all) {
-        /* across nodes whose messages go whole: on slow links, where they are cut, the
-         * candidates move the bytes faster than native's and a dear tie is probed at once */
         xchg_lp_start_tie(&s->lp, cand, ncand, first,
-                          call->topo && call->topo->nnodes > 1 && ctx->cut_inter == 0);
+                          !call->topo || call->topo->nnodes <= 1 ? XCHG_LP_ONE_NODE
+                          : ctx->cut_inter > 0                   ? XCHG_LP_ACROSS_CUT
+                                                                 : XCHG_LP_ACROSS);
         if (xchg_config.verbose && ctx->rank == 0 && s->lp.phase == XCHG_LP_SETTLED)
             announce(ctx, s, "tie", s->lp.winner);
     } else

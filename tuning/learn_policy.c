@@ -89,10 +89,15 @@
  *    the 3D FFT's 20 MPI_Alltoall of 512 KiB blocks (native 0.85 to 0.88 s a call,
  *    `pairwise:k=7` 0.80 to 0.89, `node` 1.23, all priced 0.26) spent a call of its round at
  *    once on `node`. Where the messages are cut (slow links: xchg_cut_inter, algos/round.c),
- *    the candidates move the bytes faster than native does and a dear tie is probed at once:
- *    the same cluster, MPI_Alltoall of 512 KiB blocks, `pairwise` (k = 7, the models' first
- *    candidate) 0.73 s a call against native's 0.95 under Open MPI, 0.79 against 1.26 under
- *    MPICH; MPI_Alltoallv of 4 MiB blocks under MPICH 6.1 s against 7.6 (stop 82). On one node
+ *    the candidates move the bytes faster than native does, and a dear tie whose candidate is
+ *    priced at tie_cut_s or more is probed at once: the same cluster, MPI_Alltoall of 512 KiB
+ *    blocks, `pairwise` (k = 7, the models' first candidate, priced 0.26 s) 0.73 s a call
+ *    against native's 0.95 under Open MPI, 0.79 against 1.26 under MPICH; MPI_Alltoallv of 4
+ *    MiB blocks under MPICH 6.1 s against 7.6 (stop 82). Cheaper ones still wait: at 64 KiB
+ *    blocks (priced 32 ms) `pairwise:k=7`'s calls took 85 to 95 ms or, when TCP lost a segment
+ *    and waited out its retransmission timeout, 200 to 600 ms, native's 93 to 140 or 300, so
+ *    one timed call of each chose at random: in 4 of 10 short runs of 15 calls the median took
+ *    1.5 to 2.1 times native's (docs/results.md, stop 82). On one node
  *    the candidates differ by more than the links (MPICH, 2 ranks, the same sort:
  *    `pairwise:k=1` 6.8 ms a call, native 9.3, both priced 2.3), so there a dear tie is probed
  *    at once too.
@@ -145,23 +150,26 @@ const xchg_lp_constants_t xchg_lp_constants = {
     .tie_dear_after = 128, /* a close dear tie across nodes, messages whole: a round costs about one
                             * call of its loser (the FFT's `node` 1.23 s against native's 0.85) to
                             * gain within the models' error, paid back only over many calls */
-    .tie_close = 0.90,     /* a gain of 10 %, the allowance's share, is what a round costs a
-                            * short-lived shape; a tie that promises more is probed at once */
-    .setup_after = 16,     /* a shape made 16 times is one the program repeats: a set-up worth
-                            * tens of its calls is paid back */
-    .span = 3.0,           /* the models' error between xchg algorithms is tens of percent */
-    .dear_link = 2.0,      /* one machine's emulated nodes measure about 1 (start-ups through one
-                            * memory); a network's are several times shared memory's */
-    .chain_within = 2.0,   /* past twice the first, native's probe is worth sizing by the first's
-                            * measured time (fit_native: one cold call) */
-    .sure = 2.0,           /* wherever native was priced twice the choice for calls of a few
-                            * bytes, the choice measured faster (xchg_lp_sure) */
-    .sure_measured = 1.5,  /* native's price measured: the choice's model errs on shared memory
-                            * by XCHG_MODEL_MARGIN at most, the margin selection trusts it by */
-    .sure_far = 5.0,       /* past a start-up's bytes the shared-memory models priced MPICH's
-                            * 4 KiB calls at 2 ranks up to 4 times below their time (`shm`
-                            * priced 0.87 us, measured 3.5); blocks up to large_from, where the
-                            * models' per-byte constant is tau, as sure (xchg_lp_sure) */
+    .tie_cut_s = 0.2,  /* a call priced under one TCP retransmission timeout (Linux's least, 200 ms)
+                        * may take several times its price when a segment is lost, and one timed
+                        * call of each cannot tell the candidates apart */
+    .tie_close = 0.90, /* a gain of 10 %, the allowance's share, is what a round costs a
+                        * short-lived shape; a tie that promises more is probed at once */
+    .setup_after = 16, /* a shape made 16 times is one the program repeats: a set-up worth
+                        * tens of its calls is paid back */
+    .span = 3.0,       /* the models' error between xchg algorithms is tens of percent */
+    .dear_link = 2.0,  /* one machine's emulated nodes measure about 1 (start-ups through one
+                        * memory); a network's are several times shared memory's */
+    .chain_within = 2.0,  /* past twice the first, native's probe is worth sizing by the first's
+                           * measured time (fit_native: one cold call) */
+    .sure = 2.0,          /* wherever native was priced twice the choice for calls of a few
+                           * bytes, the choice measured faster (xchg_lp_sure) */
+    .sure_measured = 1.5, /* native's price measured: the choice's model errs on shared memory
+                           * by XCHG_MODEL_MARGIN at most, the margin selection trusts it by */
+    .sure_far = 5.0,      /* past a start-up's bytes the shared-memory models priced MPICH's
+                           * 4 KiB calls at 2 ranks up to 4 times below their time (`shm`
+                           * priced 0.87 us, measured 3.5); blocks up to large_from, where the
+                           * models' per-byte constant is tau, as sure (xchg_lp_sure) */
 };
 
 #define C xchg_lp_constants
@@ -399,7 +407,9 @@ void xchg_lp_start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int
         return; /* native alone, or a first that waits for its set-up: native's round */
     e = expected(lp, lp->current);
     native = lp->cand[0].predicted;
-    if (native > 0 && e >= C.tie_close * native && (!(e >= C.dear_s) || across)) {
+    if (native > 0 && e >= C.tie_close * native &&
+        (!(e >= C.dear_s) || across == XCHG_LP_ACROSS ||
+         (across == XCHG_LP_ACROSS_CUT && !(e >= C.tie_cut_s)))) {
         /* close: native, a round once the program has repeated the shape (the top) */
         start_settled(lp, 0, e >= C.dear_s ? C.tie_dear_after : C.tie_after);
         return;

@@ -56,6 +56,8 @@ typedef struct xchg_lp_constants {
     unsigned tie_after;     /* a close tie of calls cheaper than dear_s runs native for this
                                many calls, then makes its first round, */
     unsigned tie_dear_after; /* and a close dear tie across nodes for this many, */
+    double tie_cut_s;        /* unless its messages between nodes are cut and the candidate is
+                                priced at this or more */
     double tie_close;       /* close: the candidate priced at this times native's price or more */
     unsigned setup_after;   /* a candidate that must first set something up (the node's shared
                               segment made or grown) runs from the shape's call this many on */
@@ -162,9 +164,12 @@ void xchg_lp_start_sure(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, in
  * tie_close times native or more, the shape runs native, unwatched, and makes its first round
  * after tie_after calls, when it has shown that the program repeats it. Otherwise as
  * xchg_lp_start, but the first round's first probe is exploration too, paid by the allowance;
- * where it is dear, its warm-up call runs native. across: the call spans nodes whose messages
- * between them go whole (not cut: xchg_cut_inter); there a close tie of dear calls runs native
- * too, and makes its first round after tie_dear_after calls. */
+ * where it is dear, its warm-up call runs native. across (XCHG_LP_*): whether the call spans
+ * nodes, and whether its messages between them are cut (xchg_cut_inter). Across nodes a close
+ * tie of dear calls runs native too, and makes its first round after tie_dear_after calls;
+ * but where the messages are cut and the candidate is priced at tie_cut_s or more it starts
+ * its round at once. */
+enum { XCHG_LP_ONE_NODE, XCHG_LP_ACROSS, XCHG_LP_ACROSS_CUT };
 void xchg_lp_start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first, int across);
 /* Whether the models are sure of their choice, priced first_s, against native, priced
  * native_s: native_s is at least sure times first_s, and the bytes of the call's busiest rank
