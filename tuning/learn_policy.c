@@ -97,10 +97,9 @@
  *    blocks (priced 32 ms) `pairwise:k=7`'s calls took 85 to 95 ms or, when TCP lost a segment
  *    and waited out its retransmission timeout, 200 to 600 ms, native's 93 to 140 or 300, so
  *    one timed call of each chose at random: in 4 of 10 short runs of 15 calls the median took
- *    1.5 to 2.1 times native's (docs/results.md, stop 82). On one node
- *    the candidates differ by more than the links (MPICH, 2 ranks, the same sort:
- *    `pairwise:k=1` 6.8 ms a call, native 9.3, both priced 2.3), so there a dear tie is probed
- *    at once too.
+ *    1.5 to 2.1 times native's (docs/results.md, stop 82). On one node the candidates differ
+ *    by more than the links (MPICH, 2 ranks, the same sort: `pairwise:k=1` 6.8 ms a call,
+ *    native 9.3, both priced 2.3), so there a dear tie is probed at once too.
  *  - A dear tie's warm-up call, the shape's first, runs native (tie_native): that call pays
  *    the one-time costs, the candidate's one timed call follows, then native's one. A dear
  *    shape is one that a program makes a handful of times (an integer sort's 4 MPI_Alltoallv of
