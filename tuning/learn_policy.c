@@ -146,29 +146,30 @@ const xchg_lp_constants_t xchg_lp_constants = {
     .tie_after = 16,         /* a close tie promises a gain within the models' error, worth a
                               * round in a shape the program repeats (setup_after), not in one it
                               * makes a handful of times (an FFT's 8 transposes) */
-    .tie_dear_after = 128, /* a close dear tie across nodes, messages whole: a round costs about one
-                            * call of its loser (the FFT's `node` 1.23 s against native's 0.85) to
-                            * gain within the models' error, paid back only over many calls */
-    .tie_cut_s = 0.2,  /* a call priced under one TCP retransmission timeout (Linux's least, 200 ms)
-                        * may take several times its price when a segment is lost, and one timed
-                        * call of each cannot tell the candidates apart */
-    .tie_close = 0.90, /* a gain of 10 %, the allowance's share, is what a round costs a
-                        * short-lived shape; a tie that promises more is probed at once */
-    .setup_after = 16, /* a shape made 16 times is one the program repeats: a set-up worth
-                        * tens of its calls is paid back */
-    .span = 3.0,       /* the models' error between xchg algorithms is tens of percent */
-    .dear_link = 2.0,  /* one machine's emulated nodes measure about 1 (start-ups through one
-                        * memory); a network's are several times shared memory's */
-    .chain_within = 2.0,  /* past twice the first, native's probe is worth sizing by the first's
-                           * measured time (fit_native: one cold call) */
-    .sure = 2.0,          /* wherever native was priced twice the choice for calls of a few
-                           * bytes, the choice measured faster (xchg_lp_sure) */
-    .sure_measured = 1.5, /* native's price measured: the choice's model errs on shared memory
-                           * by XCHG_MODEL_MARGIN at most, the margin selection trusts it by */
-    .sure_far = 5.0,      /* past a start-up's bytes the shared-memory models priced MPICH's
-                           * 4 KiB calls at 2 ranks up to 4 times below their time (`shm`
-                           * priced 0.87 us, measured 3.5); blocks up to large_from, where the
-                           * models' per-byte constant is tau, as sure (xchg_lp_sure) */
+    .tie_dear_after = 128,   /* a close dear tie across nodes, messages whole: a round costs
+                              * about one call of its loser (the FFT's `node` 1.23 s against
+                              * native's 0.85) to gain within the models' error, paid back only
+                              * over many calls */
+    .tie_cut_s = 0.2,        /* a call priced under one TCP retransmission timeout (Linux's
+                              * least, 200 ms) may take several times its price when a segment
+                              * is lost: one timed call of each cannot tell them apart */
+    .tie_close = 0.90,       /* a gain of 10 %, the allowance's share, is what a round costs a
+                              * short-lived shape; a tie that promises more is probed at once */
+    .setup_after = 16,       /* a shape made 16 times is one the program repeats: a set-up worth
+                              * tens of its calls is paid back */
+    .span = 3.0,             /* the models' error between xchg algorithms is tens of percent */
+    .dear_link = 2.0,        /* one machine's emulated nodes measure about 1 (start-ups through one
+                              * memory); a network's are several times shared memory's */
+    .chain_within = 2.0,     /* past twice the first, native's probe is worth sizing by the first's
+                              * measured time (fit_native: one cold call) */
+    .sure = 2.0,             /* wherever native was priced twice the choice for calls of a few
+                              * bytes, the choice measured faster (xchg_lp_sure) */
+    .sure_measured = 1.5,    /* native's price measured: the choice's model errs on shared memory
+                              * by XCHG_MODEL_MARGIN at most, the margin selection trusts it by */
+    .sure_far = 5.0,         /* past a start-up's bytes the shared-memory models priced MPICH's
+                              * 4 KiB calls at 2 ranks up to 4 times below their time (`shm`
+                              * priced 0.87 us, measured 3.5); blocks up to large_from, where the
+                              * models' per-byte constant is tau, as sure (xchg_lp_sure) */
 };
 
 #define C xchg_lp_constants
