@@ -145,6 +145,7 @@ typedef struct series {
 /* What --verify found, over all cells. */
 typedef struct verify_summary {
     int cells, model_first_best, model_first_within5, model_first_within10, native_best;
+    int close_cells; /* cells whose timed runner-up was within 5 % of the measured best */
     /* timed candidates that have a model: |predicted - measured| / measured, over all cells
      * and over the cells whose ranks all had a processing unit; measured / predicted */
     series_t errors, errors_fitting, ratios;
@@ -821,6 +822,12 @@ static int verify_cell(int coll, int p, size_t bytes, candidate_t *cands, int nc
             s->slowdown_log_sum += log(first->measured / cands[best].measured);
         if (cands[best].native)
             s->native_best++;
+        for (int i = 0; i < ncands; i++)
+            if (i != best && cands[i].measured > 0 &&
+                cands[i].measured <= 1.05 * cands[best].measured) {
+                s->close_cells++;
+                break;
+            }
     }
     if (opt->verbose && world_rank == 0 && best >= 0) {
         char first_spec[160], best_spec[160];
@@ -832,11 +839,12 @@ static int verify_cell(int coll, int p, size_t bytes, candidate_t *cands, int nc
                 xchg_coll_name(coll), p, bytes, first_spec, cands[0].predicted * 1e6,
                 cands[0].measured * 1e6, best_spec, cands[best].measured * 1e6,
                 cands[best].predicted * 1e6);
-        fprintf(info, "    timed:");
+        fprintf(info, "    timed (priced):");
         for (int i = 0; i < ncands; i++)
             if (cands[i].measured > 0) {
                 spec_of(cands[i].algo, &cands[i].params, spec, sizeof spec);
-                fprintf(info, " %s %.1f us", spec, cands[i].measured * 1e6);
+                fprintf(info, " %s %.1f us (%.1f)", spec, cands[i].measured * 1e6,
+                        cands[i].predicted * 1e6);
             }
         fprintf(info, "\n");
     }
@@ -1704,6 +1712,10 @@ static void report_verify(verify_summary_t *summary)
             100.0 * summary->model_first_best / summary->cells, summary->model_first_within5,
             100.0 * summary->model_first_within5 / summary->cells, summary->model_first_within10,
             100.0 * summary->model_first_within10 / summary->cells, summary->native_best);
+    fprintf(info,
+            "verify: in %d of the %d cells (%.0f%%) another timed candidate measured within 5%% "
+            "of the best (there a timing's scatter may decide which is best)\n",
+            summary->close_cells, summary->cells, 100.0 * summary->close_cells / summary->cells);
     fprintf(info,
             "verify: median relative error of the model %.0f%% (%d timings; %.0f%% "
             "over the %d with no more ranks than the %d processing units); measured "

@@ -231,7 +231,7 @@ if [ -x "$build_dir/xchg-tune" ]; then
             fail "$name" "$table has no rules" "$log"
         elif ! grep -aqE '^ +(alltoall|allgather|alltoallv) +p=4 .*(model|best) +node' "$log"; then
             fail "$name" "no verified cell names node as the models' choice or the best" "$log"
-        elif ! grep -aA1 -E '^ +(alltoall|allgather|alltoallv) +p=2 ' "$log" | grep -aqE '^ +timed:.* shm [0-9]'; then
+        elif ! grep -aA1 -E '^ +(alltoall|allgather|alltoallv) +p=2 ' "$log" | grep -aqE '^ +timed \(priced\):.* shm [0-9]'; then
             fail "$name" "shm was timed in no cell of 2 ranks (one node)" "$log"
         else
             pass "$name" "$start"
