@@ -168,7 +168,7 @@ void xchg_lp_start_sure(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, in
  * nodes, and whether its messages between them are cut (xchg_cut_inter). Across nodes a close
  * tie of dear calls runs native too, and makes its first round after tie_dear_after calls;
  * but where the messages are cut and the candidate is priced at tie_cut_s or more it starts
- * its round at once. */
+ * its round at once, the candidate timed on the shape's first call with no warm-up. */
 enum { XCHG_LP_ONE_NODE, XCHG_LP_ACROSS, XCHG_LP_ACROSS_CUT };
 void xchg_lp_start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first, int across);
 /* Whether the models are sure of their choice, priced first_s, against native, priced
