@@ -106,12 +106,17 @@
  *    32 MiB a rank), and a candidate that loses then costs one of them, not two: on the
  *    emulated cluster (3,2,2,1 ranks, 100 Mbit/s, MPICH) `pairwise` took 10.2 s a call there
  *    against native's 6.3.
- *  - But a dear tie across cut links priced at tie_cut_s or more times the candidate on the
- *    shape's first call, with no warm-up, then native's one call: the winner runs from the
- *    third call, not the fourth. There a call is its bytes through the links, and what the
- *    first call sets up once (the program's receive buffer faulted in, the MPI library's
- *    connections) is a few milliseconds of a call of 0.2 s or more; it is counted against
- *    the candidate, never for it. A candidate that loses still costs one call.
+ *  - But a dear tie across cut links whose candidate is priced at tie_cold_s or more times it
+ *    on the shape's first call, with no warm-up, then native's one call: the winner runs from
+ *    the third call, not the fourth. What that first call sets up once (the receive buffer's
+ *    pages, the MPI library's connections, TCP's slow start, a lost segment's retransmission
+ *    timeout of 0.2 s or more) is counted against the candidate, never for it, and is a small
+ *    share of such a call. The integer sort's 4 MPI_Alltoallv of 32 MiB a rank on the emulated
+ *    cluster (Open MPI, priced 2.1 s, `pairwise` 5.6 s a call, native 7.0) took 24.75 s
+ *    (median of 13 runs) against 26.24 with the warm-up (docs/results.md, stop 83). Below it the
+ *    cold call decides too often: the 3D FFT's MPI_Alltoall of 512 KiB blocks (priced 0.26 s,
+ *    `pairwise` 0.72 to 0.77 s a warm call, native 0.88 to 0.92) read 0.86 and 1.38 s on a
+ *    cold first call, so 2 of 6 runs settled on native and took 18.2 s against 15.9 to 16.4.
  *
  * The sure start (xchg_lp_sure): native priced at least `sure` times the models' choice, on a
  * call whose busiest rank's bytes cost less than one start-up. There the prices are counts of
@@ -159,6 +164,10 @@ const xchg_lp_constants_t xchg_lp_constants = {
     .tie_cut_s = 0.2,        /* a call priced under one TCP retransmission timeout (Linux's
                               * least, 200 ms) may take several times its price when a segment
                               * is lost: one timed call of each cannot tell them apart */
+    .tie_cold_s = 1.0,       /* what a first call sets up (connections, a lost segment's 0.2 s or
+                              * more) is a small share of a call priced at a second (taking 3 s
+                              * or more); the 3D FFT's, priced 0.26 s, took 0.72 to 0.86 s a call
+                              * and 1.38 s once on a cold first call */
     .tie_close = 0.90,       /* a gain of 10 %, the allowance's share, is what a round costs a
                               * short-lived shape; a tie that promises more is probed at once */
     .setup_after = 16,       /* a shape made 16 times is one the program repeats: a set-up worth
@@ -421,7 +430,7 @@ void xchg_lp_start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int
         return;
     }
     lp->tie = 1;
-    if (across == XCHG_LP_ACROSS_CUT && e >= C.tie_cut_s) {
+    if (across == XCHG_LP_ACROSS_CUT && e >= C.tie_cold_s) {
         /* timed from the shape's first call, with no warm-up (file header, ties) */
         lp->probe_warmup = 0;
         lp->probe_calls = samples_for(e);

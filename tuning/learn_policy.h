@@ -58,6 +58,8 @@ typedef struct xchg_lp_constants {
     unsigned tie_dear_after; /* and a close dear tie across nodes for this many, */
     double tie_cut_s;        /* unless its messages between nodes are cut and the candidate is
                                 priced at this or more */
+    double tie_cold_s;       /* such a tie's candidate priced at this or more is timed on the
+                                shape's first call, with no warm-up on native */
     double tie_close;       /* close: the candidate priced at this times native's price or more */
     unsigned setup_after;   /* a candidate that must first set something up (the node's shared
                               segment made or grown) runs from the shape's call this many on */
@@ -168,7 +170,8 @@ void xchg_lp_start_sure(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, in
  * nodes, and whether its messages between them are cut (xchg_cut_inter). Across nodes a close
  * tie of dear calls runs native too, and makes its first round after tie_dear_after calls;
  * but where the messages are cut and the candidate is priced at tie_cut_s or more it starts
- * its round at once, the candidate timed on the shape's first call with no warm-up. */
+ * its round at once; from tie_cold_s up the candidate is timed on the shape's first call, with
+ * no warm-up. */
 enum { XCHG_LP_ONE_NODE, XCHG_LP_ACROSS, XCHG_LP_ACROSS_CUT };
 void xchg_lp_start_tie(xchg_lp_t *lp, const xchg_lp_cand_t *cand, int ncand, int first, int across);
 /* Whether the models are sure of their choice, priced first_s, against native, priced
