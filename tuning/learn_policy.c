@@ -115,8 +115,9 @@
  *    cluster (Open MPI, priced 2.1 s, `pairwise` 5.6 s a call, native 7.0) took 24.75 s
  *    (median of 13 runs) against 26.24 with the warm-up (docs/results.md, stop 83). Below it the
  *    cold call decides too often: the 3D FFT's MPI_Alltoall of 512 KiB blocks (priced 0.26 s,
- *    `pairwise` 0.72 to 0.77 s a warm call, native 0.88 to 0.92) read 0.86 and 1.38 s on a
- *    cold first call, so 2 of 6 runs settled on native and took 18.2 s against 15.9 to 16.4.
+ *    `pairwise` 0.74 to 0.83 s a call in later rounds, native 0.88 to 0.92) read 0.72, 0.86
+ *    and 1.38 s on its cold first call in three traced runs, two of which settled on native
+ *    until a later round; 2 of 6 timed runs took 18.2 and 18.3 s against 15.9 to 16.4.
  *
  * The sure start (xchg_lp_sure): native priced at least `sure` times the models' choice, on a
  * call whose busiest rank's bytes cost less than one start-up. There the prices are counts of
@@ -166,8 +167,8 @@ const xchg_lp_constants_t xchg_lp_constants = {
                               * is lost: one timed call of each cannot tell them apart */
     .tie_cold_s = 1.0,       /* what a first call sets up (connections, a lost segment's 0.2 s or
                               * more) is a small share of a call priced at a second (taking 3 s
-                              * or more); the 3D FFT's, priced 0.26 s, took 0.72 to 0.86 s a call
-                              * and 1.38 s once on a cold first call */
+                              * or more); the 3D FFT's, priced 0.26 s, took 0.74 to 0.83 s a call,
+                              * and 0.72 to 1.38 s on a cold first call */
     .tie_close = 0.90,       /* a gain of 10 %, the allowance's share, is what a round costs a
                               * short-lived shape; a tie that promises more is probed at once */
     .setup_after = 16,       /* a shape made 16 times is one the program repeats: a set-up worth
