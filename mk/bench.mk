@@ -3,13 +3,14 @@
 # and with the library preloaded. The harness is built with everything else (make all);
 # bench/fft3d needs FFTW's MPI interface and is built by mk/bench-apps.mk.
 #
-#   make bench-progs   $(BUILD)/bench/harness, $(BUILD)/bench/comm_cycle, $(BUILD)/bench/init_time
+#   make bench-progs   $(BUILD)/bench/harness, $(BUILD)/bench/comm_cycle, $(BUILD)/bench/init_time,
+#                      $(BUILD)/bench/floor
 
 BENCH_HARNESS := $(BUILD)/bench/harness
 
 .PHONY: bench-progs fmt-bench
 all: bench-progs
-bench-progs: $(BENCH_HARNESS) $(BUILD)/bench/comm_cycle $(BUILD)/bench/init_time
+bench-progs: $(BENCH_HARNESS) $(BUILD)/bench/comm_cycle $(BUILD)/bench/init_time $(BUILD)/bench/floor
 
 $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
