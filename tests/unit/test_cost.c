@@ -542,8 +542,45 @@ static void check_injection(void)
               7 * (1e-6 + 3 * 1000 * 1e-9));
     }
 
+    /* by hand: the emulated cluster's 100 Mbit/s links (MPI_Init's constants, stop 84), one
+     * link per node, MPI_Alltoall of 512 KiB blocks on 3,2,2,1: its messages between nodes are
+     * cut, no crowd forms, and the start-ups choose all of a rank's messages at once (k = 7);
+     * the same links priced as a fast network's, messages whole, keep the allowance for
+     * crowding: at 16 MiB blocks it outweighs the start-ups that k = 7 saves (2 % of 15
+     * messages' bytes against the start-ups that fewer rounds save), and fewer messages at
+     * once win (k = 2 here) */
+    {
+        static const xchg_topo_t uneven = {
+            .nnodes = 4, .min_node_ranks = 1, .max_node_ranks = 3, .consecutive = 1};
+        const xchg_machine_t slow = {.beta = 4.8e-6, .tau = 3.5e-10, .port_share = 0.0,
+                                     .beta_inter = 2.6e-5, .tau_inter = 7.06e-8,
+                                     .gap_inter = 3.6e-5, .inject = 1, .rho = 2.4e-11};
+        xchg_machine_t fast = slow;
+        xchg_call_t call = call_on(XCHG_ALLTOALL, 8, 512 << 10, &uneven);
+        xchg_params_t params = {0};
+        fast.tau_inter = 8e-11;
+        fast.gap_inter = 5e-7;
+        CHECK(xchg_cut_inter(&slow) > 0 && xchg_cut_inter(&fast) == 0,
+              "the slow links should cut (%zu), the fast keep messages whole (%zu)",
+              xchg_cut_inter(&slow), xchg_cut_inter(&fast));
+        xchg_cost_alltoall_pairwise(&call, &slow, &params);
+        CHECK(params.nports == 7, "pairwise on cut links, 512 KiB: k=%d, expected 7",
+              params.nports);
+        call = call_on(XCHG_ALLTOALL, 8, 16 << 20, &uneven);
+        params.nports = 0;
+        xchg_cost_alltoall_pairwise(&call, &slow, &params);
+        CHECK(params.nports == 7, "pairwise on cut links, 16 MiB: k=%d, expected 7", params.nports);
+        params.nports = 0;
+        xchg_cost_alltoall_pairwise(&call, &fast, &params);
+        CHECK(params.nports < 7,
+              "pairwise on a fast network, 16 MiB: k=%d, expected fewer "
+              "than 7 (the allowance for crowding)",
+              params.nports);
+    }
+
     /* pairwise: the least time over every k, the node's load with its allowance for crowding
-     * (2 % at k = p - 1, none at k = 1, linear between: cost_base.c) */
+     * (2 % at k = p - 1, none at k = 1, linear between: cost_base.c; none where messages
+     * between nodes are cut) */
     for (size_t l = 0; l < sizeof limits / sizeof limits[0]; l++)
         for (size_t a = 0; a < NMACHINES; a++)
             for (int p = 5; p <= 300; p += p < 40 ? 1 : 7)
@@ -568,7 +605,8 @@ static void check_injection(void)
                             rounds++;                                 /* short last one too, */
                             ports += 1.0 + m.port_share * (k - 1);    /* priced at k ports */
                         }
-                        double crowded = node * (1.0 + 0.02 * (k - 1) / (p - 2));
+                        double crowded = node * (1.0 + (xchg_cut_inter(&m) == 0 ? 0.02 : 0.0) *
+                                                           (k - 1) / (p - 2));
                         rounds_time[k] = rounds * m.beta + (double)sizes[i] * m.tau *
                                                                (crowded > ports ? crowded : ports);
                         least = rounds_time[k] < least ? rounds_time[k] : least;
