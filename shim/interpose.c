@@ -61,12 +61,12 @@ static void machine_setup(void)
         fprintf(stderr,
                 "xchg: cache %s: %d rules%s; machine beta=%.3gs tau=%.3gs/B "
                 "tau_large=%.3gs/B past %.0f B beta_inter=%.3gs tau_inter=%.3gs/B gap_inter=%.3gs "
-                "rho=%.3gs/B rho_cached=%.3gs/B up to %.0f B (%s)\n",
+                "inject=%d rho=%.3gs/B rho_cached=%.3gs/B up to %.0f B (%s)\n",
                 xchg_config.cache_path[0] ? xchg_config.cache_path : "off",
                 xchg_config.cache.nrules,
                 xchg_config.cache.has_machine ? " and a machine line" : "",
                 m->beta, m->tau, m->tau_large, m->large_from, m->beta_inter, m->tau_inter,
-                m->gap_inter, m->rho, m->rho_cached, m->cached_bytes,
+                m->gap_inter, m->inject, m->rho, m->rho_cached, m->cached_bytes,
                 xchg_config.table.has_machine ? "XCHG_TUNING"
                 : xchg_config.cache.has_machine ? "cached"
                 : xchg_config.machine_measured == XCHG_MEASURED_STARTUP ? "measured now"

@@ -9,7 +9,9 @@
 #    for communicators of that size spanning that many nodes (nodes=K): MPI must report the
 #    layout asked for (node_layout --expect: every rank on its node, node by node), the library
 #    must say "xchg: communicator p=P: nodes=K ranks per node MIN..MAX" and decide the world's
-#    MPI_Alltoall and MPI_Allgather by those rules; then coll_check and alltoallv_workloads with
+#    MPI_Alltoall and MPI_Allgather by those rules, and its machine line measured at MPI_Init
+#    must take one link per node (inject=1) where a start-up between nodes costs twice one
+#    inside or more, and none otherwise (cluster_link_check); then coll_check and alltoallv_workloads with
 #    XCHG_STRICT=1 XCHG_STATS=1, auto and forced algorithms (every forced one must show in the
 #    stats lines), checked as the rest of the suite checks them (check_launch). Open MPI runs
 #    every configuration on every layout; MPICH, whose own collectives busy-poll with more ranks
@@ -138,8 +140,36 @@ cluster_layout_case() { # LAYOUT
         why="the world's calls were not decided by the rules for $p ranks on nodes=$nodes ($table lines 2 and 3)"
     elif grep -aq "^xchg: $table" "$log"; then
         why="the library complained about the table: $(grep -a "^xchg: $table" "$log" | head -n 1)"
+    else
+        why=$(cluster_link_check "$log")
     fi
     if [ -z "$why" ]; then pass "$name" "$start"; else fail "$name" "$why" "$log"; fi
+}
+
+# The calibration's link per node (shim/calibrate.c): on the machine line that XCHG_VERBOSE
+# prints, measured now, inject=1 where a start-up between nodes costs at least twice one inside
+# (a network: the emulated links), else inject=0 (one level: rank 0's node holds no other rank).
+# Prints why not, or nothing.
+cluster_link_check() { # LOG
+    local line
+    line=$(grep -a '^xchg: cache .* machine beta=.*(measured now)' "$1" | head -n 1)
+    [ -n "$line" ] || {
+        echo "no machine line measured now: $(grep -a 'machine beta=' "$1" | head -n 1)"
+        return
+    }
+    echo "$line" | awk '{
+        for (i = 1; i <= NF; i++) {
+            split($i, kv, "=")
+            if (kv[1] == "beta" || kv[1] == "beta_inter" || kv[1] == "inject") {
+                sub(/s$/, "", kv[2]); v[kv[1]] = kv[2] + 0; seen[kv[1]] = 1
+            }
+        }
+        want = (v["beta"] > 0 && v["beta_inter"] > 0 && v["beta_inter"] >= 2 * v["beta"]) ? 1 : 0
+        if (!seen["inject"])
+            print "the machine line names no inject: " $0
+        else if (v["inject"] != want)
+            printf "inject=%d where beta=%g and beta_inter=%g want inject=%d\n", v["inject"], v["beta"], v["beta_inter"], want
+    }'
 }
 
 # coll_check with ALLTOALL ALLGATHER ALLTOALLV forced (auto: nothing forced) on LAYOUT.
