@@ -53,6 +53,9 @@ static void machine_setup(void)
     }
     if (!xchg_config.table.has_machine && xchg_config.table.native.ncurves == 0)
         xchg_config.machine.native = &xchg_config.cache.native;
+#ifdef OPEN_MPI /* the library is built against one MPI's mpi.h (config.c's mpi_yields too) */
+    xchg_config.machine.native_rules = XCHG_NATIVE_OPENMPI;
+#endif
     if (nnodes == 1 && size > 1)
         native_s = xchg_calibrate_native(size, &xchg_config.machine);
     free(sizes);

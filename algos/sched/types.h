@@ -120,7 +120,14 @@ typedef struct xchg_machine {
        linearly, and past the larger it stays (xchg_cost_native_floor); 0 = not measured */
     double native_mid[XCHG_NCOLLS];
     int native_small_ranks;
+    /* whose default algorithms price native where no curve is measured (xchg_cost_native):
+       XCHG_NATIVE_MPICH (MPICH's documented ones, also for any other library) or
+       XCHG_NATIVE_OPENMPI; set by the shim from the MPI library it runs under, never by a
+       table */
+    int native_rules;
 } xchg_machine_t;
+
+enum { XCHG_NATIVE_MPICH = 0, XCHG_NATIVE_OPENMPI = 1 };
 
 /* Kinds of parameter values. */
 enum {

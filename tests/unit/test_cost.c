@@ -397,6 +397,45 @@ static void check_native_small(void)
     CHECK(t != 10.5e-6, "4 ranks are not the 2 measured at 4 KiB: %.3g s", t);
 }
 
+/* Native's MPI_Allgather under Open MPI's rules (cost_native.c): recursive doubling (circulant
+ * k = 1) on a power-of-two communicator above 2 ranks at every size, where MPICH's take the ring
+ * from p b = 512 KiB; elsewhere the two agree. On the emulated cluster's constants (one link
+ * per node), 64 KiB at 8 ranks: recursive doubling priced about 3 times the ring, as measured. */
+static void check_native_openmpi(void)
+{
+    static const xchg_topo_t uneven = {
+        .nnodes = 4, .min_node_ranks = 1, .max_node_ranks = 3, .consecutive = 1};
+    xchg_machine_t mpich = {.beta = 4.8e-6, .tau = 3.5e-10, .beta_inter = 2.6e-5,
+                            .tau_inter = 7.06e-8, .gap_inter = 3.6e-5, .inject = 1,
+                            .rho = 2.4e-11},
+                   ompi = mpich;
+    xchg_params_t params = {0}, one = {.nports = 1};
+    ompi.native_rules = XCHG_NATIVE_OPENMPI;
+    for (int p = 2; p <= 16; p++)
+        for (size_t b = 1; b <= (1u << 18); b *= 64) {
+            xchg_call_t call = call_on(XCHG_ALLGATHER, p, b, &uneven);
+            double as_mpich = xchg_cost_native(&call, &mpich, &params),
+                   as_ompi = xchg_cost_native(&call, &ompi, &params),
+                   ring = xchg_cost_allgather_ring(&call, &mpich, &params),
+                   doubling = xchg_cost_allgather_circulant(&call, &mpich, &one);
+            int pow2 = p > 2 && (p & (p - 1)) == 0;
+            CHECK(as_ompi == (pow2 ? doubling : as_mpich),
+                  "Open MPI's native allgather p=%d b=%zu: %.6g, expected %.6g", p, b, as_ompi,
+                  pow2 ? doubling : as_mpich);
+            if (pow2 && (size_t)p * b >= 524288)
+                CHECK(as_mpich == ring, "MPICH's native allgather p=%d b=%zu: %.6g, the ring's %.6g",
+                      p, b, as_mpich, ring);
+            one.nports = 1;
+        }
+    {
+        xchg_call_t call = call_on(XCHG_ALLGATHER, 8, 65536, &uneven);
+        double as_ompi = xchg_cost_native(&call, &ompi, &params),
+               ring = xchg_cost_allgather_ring(&call, &ompi, &params);
+        CHECK(as_ompi > 2.5 * ring, "Open MPI's 64 KiB allgather on 3,2,2,1: %.6g, the ring %.6g",
+              as_ompi, ring);
+    }
+}
+
 /* One node prices with beta and tau, several nodes with beta_inter and tau_inter. */
 static void check_two_levels(void)
 {
@@ -923,6 +962,7 @@ int main(void)
     check_twophase();
     check_two_levels();
     check_native_small();
+    check_native_openmpi();
     check_large_messages();
     check_cached_copies();
     check_injection();
