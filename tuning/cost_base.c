@@ -192,10 +192,11 @@ static double pairwise_node_load(const xchg_call_t *call, const xchg_machine_t *
  * pairwise:k=7 and 0.97 to 1.11 under k = 1, native 0.83 to 0.91 (Open MPI, stop 84). */
 #define PAIRWISE_CROWDING 0.02
 
-/* The busiest node's link over a whole pairwise exchange: its load in messages at full speed
- * and the seconds its messages' gaps take (gap_inter each). */
+/* The busiest node's link over a whole pairwise exchange: its load in messages at full speed,
+ * the seconds its messages' gaps take (gap_inter each), and the allowance for crowding at k =
+ * p - 1 (PAIRWISE_CROWDING, or 0 where messages between nodes are cut). */
 typedef struct node_link {
-    double load, gaps;
+    double load, gaps, crowding;
 } node_link_t;
 
 static double pairwise_time(int p, int nports, size_t message, const xchg_machine_t *machine,
@@ -205,8 +206,8 @@ static double pairwise_time(int p, int nports, size_t message, const xchg_machin
            ports = rounds * (1.0 + machine->port_share * (nports - 1)) * bytes, node;
     if (p <= 1)
         return 0.0;
-    if (p > 2 && xchg_cut_inter(machine) == 0)
-        link.load *= 1.0 + PAIRWISE_CROWDING * (nports - 1) / (p - 2);
+    if (p > 2)
+        link.load *= 1.0 + link.crowding * (nports - 1) / (p - 2);
     node = link.load * bytes + link.gaps;
     return rounds * machine->beta + (node > ports ? node : ports);
 }
@@ -235,7 +236,8 @@ static double pairwise_rounds(const xchg_call_t *call, size_t message,
 {
     int p = call->comm_size;
     node_link_t link = {pairwise_node_load(call, machine),
-                        pairwise_node_messages(call) * machine->gap_inter};
+                        pairwise_node_messages(call) * machine->gap_inter,
+                        xchg_cut_inter(machine) == 0 ? PAIRWISE_CROWDING : 0.0};
     double one, all;
     if (p <= 2) {
         params->nports = 1;

@@ -167,8 +167,9 @@ const xchg_lp_constants_t xchg_lp_constants = {
                               * is lost: one timed call of each cannot tell them apart */
     .tie_cold_s = 1.0,       /* what a first call sets up (connections, a lost segment's 0.2 s or
                               * more) is a small share of a call priced at a second (taking 3 s
-                              * or more); the 3D FFT's, priced 0.26 s, took 0.74 to 0.83 s a call,
-                              * and 0.72 to 1.38 s on a cold first call */
+                              * or more); the 3D FFT's, priced 0.26 s (0.55 since one link per
+                              * node is priced), took 0.74 to 0.83 s a call, and 0.72 to 1.38 s on
+                              * a cold first call */
     .tie_close = 0.90,       /* a gain of 10 %, the allowance's share, is what a round costs a
                               * short-lived shape; a tie that promises more is probed at once */
     .setup_after = 16,       /* a shape made 16 times is one the program repeats: a set-up worth
